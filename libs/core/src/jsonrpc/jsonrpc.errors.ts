@@ -1,0 +1,51 @@
+import { JsonRpcErrorObject, JsonRpcFailure, JsonRpcId } from './jsonrpc.types';
+
+/** Standard JSON-RPC and MCP error codes. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** Server-defined: a generic refusal (busy, forbidden, session problems). */
+  ServerError: -32000,
+  /** MCP legacy era: resource not found. */
+  ResourceNotFound: -32002,
+  /** MCP: the client declined or cancelled an URL elicitation that was required. */
+  UrlElicitationRequired: -32042,
+} as const;
+
+/** An error with a JSON-RPC code, safe to put on the wire: its message is meant for the peer. */
+export class McpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'McpError';
+  }
+
+  toJSON(): JsonRpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export const parseError = (detail = 'Parse error') => new McpError(ErrorCode.ParseError, detail);
+export const invalidRequest = (detail = 'Invalid Request') => new McpError(ErrorCode.InvalidRequest, detail);
+export const methodNotFound = (method: string) =>
+  new McpError(ErrorCode.MethodNotFound, 'Method not found', { method });
+export const invalidParams = (detail: string, data?: unknown) =>
+  new McpError(ErrorCode.InvalidParams, detail, data);
+export const internalError = () => new McpError(ErrorCode.InternalError, 'Internal error');
+export const serverError = (detail: string, data?: unknown) => new McpError(ErrorCode.ServerError, detail, data);
+export const resourceNotFound = (uri: string) =>
+  new McpError(ErrorCode.ResourceNotFound, 'Resource not found', { uri });
+
+/** Builds the error response for a request id (null when the id was unreadable). */
+export function errorResponse(id: JsonRpcId | null, error: McpError | JsonRpcErrorObject): JsonRpcFailure {
+  const body = error instanceof McpError ? error.toJSON() : error;
+  return { jsonrpc: '2.0', id, error: body };
+}

@@ -1,0 +1,155 @@
+import {
+  ClientCapabilities,
+  Implementation,
+  JsonRpcId,
+  JsonRpcResponse,
+  LegacyRevision,
+  LoggingLevel,
+  McpError,
+  ErrorCode,
+} from '@conduit-mcp/core';
+import { randomUUID } from 'node:crypto';
+import { MessageSink } from './message-sink.interface';
+
+interface PendingRequest {
+  resolve: (result: Record<string, unknown>) => void;
+  reject: (error: Error) => void;
+  cleanup: () => void;
+}
+
+/**
+ * One legacy-era conversation: a stdio connection, an HTTP session (`Mcp-Session-Id`), a legacy SSE connection,
+ * or, in stateless HTTP mode, a single request. Holds what `initialize` negotiated and what the client set since.
+ */
+export class McpSession {
+  readonly id: string;
+  revision: LegacyRevision | undefined;
+  clientInfo: Implementation | undefined;
+  clientCapabilities: ClientCapabilities = {};
+  initialized = false;
+  /** The level set by `logging/setLevel`; undefined means the client asked for nothing, so nothing is sent. */
+  logLevel: LoggingLevel | undefined;
+  readonly subscriptions = new Set<string>();
+  /** Where messages unrelated to a request go: the standalone GET stream, stdout. */
+  outbound: MessageSink | undefined;
+  lastActivity = Date.now();
+
+  private readonly inFlight = new Map<JsonRpcId, AbortController>();
+  private readonly pending = new Map<string, PendingRequest>();
+  private readonly closeListeners = new Set<() => void>();
+  private nextRequestId = 0;
+  private ended = false;
+
+  constructor(id: string = randomUUID(), readonly persistent = true) {
+    this.id = id;
+  }
+
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  touch(): void {
+    this.lastActivity = Date.now();
+  }
+
+  /** Registers an in-flight client request; the returned controller aborts when the client cancels it. */
+  beginRequest(id: JsonRpcId): AbortController | undefined {
+    if (this.inFlight.has(id)) return undefined;
+    const controller = new AbortController();
+    this.inFlight.set(id, controller);
+    return controller;
+  }
+
+  endRequest(id: JsonRpcId, controller: AbortController): void {
+    if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
+  }
+
+  /** Aborts an in-flight request (`notifications/cancelled`). Returns false when no such request runs. */
+  cancelRequest(id: JsonRpcId, reason: string): boolean {
+    const controller = this.inFlight.get(id);
+    if (!controller) return false;
+    this.inFlight.delete(id);
+    controller.abort(new McpError(ErrorCode.ServerError, reason));
+    return true;
+  }
+
+  /** Sends a message unrelated to any request on the session's outbound channel, if one is attached. */
+  notify(method: string, params?: Record<string, unknown>): boolean {
+    const sink = this.outbound;
+    if (!sink || sink.closed) return false;
+    return sink.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+  }
+
+  /**
+   * Sends a server-to-client request on `sink` and resolves with the client's result.
+   * Rejects with the client's error, on timeout, on `signal` abort, or when the session ends.
+   */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    sink: MessageSink,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<Record<string, unknown>> {
+    if (this.ended) return Promise.reject(new McpError(ErrorCode.ServerError, 'Session ended'));
+    const id = `s${++this.nextRequestId}`;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        this.pending.get(id)?.cleanup();
+        sink.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'Request aborted' } });
+        reject(options.signal?.reason instanceof Error ? options.signal.reason : new McpError(ErrorCode.ServerError, 'Request aborted'));
+      };
+      const timer = setTimeout(() => {
+        this.pending.get(id)?.cleanup();
+        sink.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'Timed out' } });
+        reject(new McpError(ErrorCode.ServerError, `Client did not answer ${method} in time`));
+      }, options.timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        this.pending.delete(id);
+      };
+      this.pending.set(id, { resolve, reject, cleanup });
+      if (options.signal?.aborted) return onAbort();
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      if (!sink.send({ jsonrpc: '2.0', id, method, params })) {
+        cleanup();
+        reject(new McpError(ErrorCode.ServerError, 'The request stream is closed'));
+      }
+    });
+  }
+
+  /** Routes a client's response to the server-to-client request it answers. False when nothing waits for it. */
+  resolveResponse(response: JsonRpcResponse): boolean {
+    const key = String(response.id);
+    const waiter = this.pending.get(key);
+    if (!waiter || typeof response.id !== 'string') return false;
+    waiter.cleanup();
+    if ('error' in response) waiter.reject(new McpError(response.error.code, response.error.message, response.error.data));
+    else waiter.resolve(response.result);
+    return true;
+  }
+
+  onClose(listener: () => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
+  /** Ends the session: aborts in-flight requests, fails pending server-to-client requests, tells listeners. */
+  close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const controller of this.inFlight.values()) controller.abort(new McpError(ErrorCode.ServerError, 'Session ended'));
+    this.inFlight.clear();
+    for (const waiter of [...this.pending.values()]) {
+      waiter.cleanup();
+      waiter.reject(new McpError(ErrorCode.ServerError, 'Session ended'));
+    }
+    this.outbound = undefined;
+    for (const listener of this.closeListeners) listener();
+    this.closeListeners.clear();
+  }
+}

@@ -1,0 +1,8 @@
+import { JsonRpcMessage } from '@conduit-mcp/core';
+
+/** Somewhere a transport can put outgoing messages: an SSE stream, stdout, a test buffer. */
+export interface MessageSink {
+  /** Queues one message; never throws. Returns false when the sink is closed and the message was not taken. */
+  send(message: JsonRpcMessage): boolean;
+  readonly closed: boolean;
+}

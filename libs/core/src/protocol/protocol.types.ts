@@ -59,7 +59,7 @@ export interface ToolAnnotations {
 export interface JsonSchemaObject {
   type: 'object';
   properties?: Record<string, object>;
-  required?: string[];
+  required?: readonly string[];
   [key: string]: unknown;
 }
 

@@ -2,6 +2,7 @@ import {
   ClientCapabilities,
   Implementation,
   JsonRpcId,
+  JsonRpcNotification,
   JsonRpcResponse,
   LegacyRevision,
   LoggingLevel,
@@ -10,6 +11,9 @@ import {
 } from '@conduit-mcp/core';
 import { randomUUID } from 'node:crypto';
 import { MessageSink } from './message-sink.interface';
+
+/** Most notifications kept for a session while it has no outbound channel. */
+const MAX_UNDELIVERED = 100;
 
 interface PendingRequest {
   resolve: (result: Record<string, unknown>) => void;
@@ -27,11 +31,12 @@ export class McpSession {
   clientInfo: Implementation | undefined;
   clientCapabilities: ClientCapabilities = {};
   initialized = false;
-  /** The level set by `logging/setLevel`; undefined means the client asked for nothing, so nothing is sent. */
+  /** The level set by `logging/setLevel`; until the client sets one, every level is sent (the spec leaves it to us). */
   logLevel: LoggingLevel | undefined;
   readonly subscriptions = new Set<string>();
-  /** Where messages unrelated to a request go: the standalone GET stream, stdout. */
-  outbound: MessageSink | undefined;
+  private outboundSink: MessageSink | undefined;
+  /** Notifications sent while no outbound channel was attached, delivered when one attaches (bounded). */
+  private readonly undelivered: JsonRpcNotification[] = [];
   lastActivity = Date.now();
 
   private readonly inFlight = new Map<JsonRpcId, AbortController>();
@@ -42,6 +47,16 @@ export class McpSession {
 
   constructor(id: string = randomUUID(), readonly persistent = true) {
     this.id = id;
+  }
+
+  /** Where messages unrelated to a request go: the standalone GET stream, stdout. */
+  get outbound(): MessageSink | undefined {
+    return this.outboundSink;
+  }
+
+  set outbound(sink: MessageSink | undefined) {
+    this.outboundSink = sink;
+    while (sink && !sink.closed && this.undelivered.length) sink.send(this.undelivered.shift()!);
   }
 
   get closed(): boolean {
@@ -77,11 +92,18 @@ export class McpSession {
     return true;
   }
 
-  /** Sends a message unrelated to any request on the session's outbound channel, if one is attached. */
+  /**
+   * Sends a notification unrelated to any request on the session's outbound channel. Without one (an HTTP client
+   * that has not opened its GET stream yet), the last few are kept for when it does.
+   */
   notify(method: string, params?: Record<string, unknown>): boolean {
-    const sink = this.outbound;
-    if (!sink || sink.closed) return false;
-    return sink.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params });
+    if (this.ended) return false;
+    const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    const sink = this.outboundSink;
+    if (sink && !sink.closed) return sink.send(message);
+    if (this.undelivered.length >= MAX_UNDELIVERED) this.undelivered.shift();
+    this.undelivered.push(message);
+    return true;
   }
 
   /**
@@ -148,7 +170,8 @@ export class McpSession {
       waiter.cleanup();
       waiter.reject(new McpError(ErrorCode.ServerError, 'Session ended'));
     }
-    this.outbound = undefined;
+    this.outboundSink = undefined;
+    this.undelivered.length = 0;
     for (const listener of this.closeListeners) listener();
     this.closeListeners.clear();
   }

@@ -6,6 +6,8 @@ export interface SessionStore {
   get(id: string): McpSession | undefined;
   delete(id: string): boolean;
   readonly size: number;
+  /** Live sessions, for notifications sent to every session (list changes, resource updates). */
+  values(): IterableIterator<McpSession>;
   /** Ends every session (application shutdown). */
   clear(): void;
 }
@@ -35,6 +37,10 @@ export class InMemorySessionStore implements SessionStore {
     }
     this.sessions.set(session.id, session);
     session.onClose(() => this.sessions.delete(session.id));
+  }
+
+  values(): IterableIterator<McpSession> {
+    return this.sessions.values();
   }
 
   get(id: string): McpSession | undefined {

@@ -1,0 +1,124 @@
+import { PassThrough, Writable } from 'node:stream';
+import { ErrorCode } from '../jsonrpc/jsonrpc.errors';
+import { StdioTransport } from './stdio.transport';
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+function setup(options?: { maxLineBytes?: number }) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const written: unknown[] = [];
+  output.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) written.push(JSON.parse(line));
+  });
+  const transport = new StdioTransport(input, output, options);
+  const messages: unknown[] = [];
+  const errors: Error[] = [];
+  let closed = 0;
+  transport.onmessage = (m) => messages.push(m);
+  transport.onerror = (e) => errors.push(e);
+  transport.onclose = () => closed++;
+  transport.start();
+  return { input, output, transport, written, messages, errors, closed: () => closed };
+}
+
+describe('StdioTransport', () => {
+  it('delivers each JSON line to onmessage', async () => {
+    const t = setup();
+    t.input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0",');
+    t.input.write(Buffer.from('"method":"x"}\n'));
+    await tick();
+    expect(t.messages).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', method: 'x' }]);
+    expect(t.errors).toEqual([]);
+  });
+
+  it('answers bad JSON with a parse error and does not deliver it', async () => {
+    const t = setup();
+    t.input.write('{nope\n');
+    await tick();
+    expect(t.messages).toEqual([]);
+    expect(t.errors).toHaveLength(1);
+    expect(t.written).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: ErrorCode.ParseError, message: 'Parse error' } },
+    ]);
+  });
+
+  it('answers an oversize line with "Message too large" and keeps going', async () => {
+    const t = setup({ maxLineBytes: 16 });
+    t.input.write(`${JSON.stringify({ pad: 'x'.repeat(40) })}\n{"a":1}\n`);
+    await tick();
+    expect(t.written).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: 'Message too large' } },
+    ]);
+    expect(t.messages).toEqual([{ a: 1 }]);
+  });
+
+  it('sends one line per message', async () => {
+    const t = setup();
+    await t.transport.send({ jsonrpc: '2.0', id: 1, result: { text: 'a\nb' } });
+    await tick();
+    expect(t.written).toEqual([{ jsonrpc: '2.0', id: 1, result: { text: 'a\nb' } }]);
+  });
+
+  it('waits for drain when the output is full', async () => {
+    const pending: (() => void)[] = [];
+    const output = new Writable({ highWaterMark: 1, write: (_chunk, _enc, cb) => void pending.push(cb) });
+    const transport = new StdioTransport(new PassThrough(), output);
+    transport.start();
+    let sent = false;
+    const sending = transport.send({ jsonrpc: '2.0', method: 'x' }).then(() => (sent = true));
+    await tick();
+    expect(sent).toBe(false);
+    pending.shift()?.();
+    await sending;
+    expect(sent).toBe(true);
+  });
+
+  it('rejects a send when the output closes before draining', async () => {
+    const output = new Writable({ highWaterMark: 1, write: () => undefined });
+    const transport = new StdioTransport(new PassThrough(), output);
+    transport.start();
+    const sending = transport.send({ jsonrpc: '2.0', method: 'x' });
+    output.destroy();
+    await expect(sending).rejects.toThrow();
+  });
+
+  it('closes when the input ends, once, and then refuses to send', async () => {
+    const t = setup();
+    t.input.end();
+    await tick();
+    expect(t.closed()).toBe(1);
+    await t.transport.close();
+    expect(t.closed()).toBe(1);
+    await expect(t.transport.send({ jsonrpc: '2.0', method: 'x' })).rejects.toThrow('Transport is closed');
+  });
+
+  it('stops reading after close', async () => {
+    const t = setup();
+    await t.transport.close();
+    t.input.write('{"a":1}\n');
+    await tick();
+    expect(t.messages).toEqual([]);
+  });
+
+  it('stops delivering lines of the same chunk once a handler closes it', async () => {
+    const t = setup();
+    t.transport.onmessage = (m) => {
+      t.messages.push(m);
+      void t.transport.close();
+    };
+    t.input.write('{"a":1}\n{"a":2}\n');
+    await tick();
+    expect(t.messages).toEqual([{ a: 1 }]);
+  });
+
+  it('reports output errors instead of crashing', async () => {
+    const t = setup();
+    t.output.emit('error', new Error('EPIPE'));
+    expect(t.errors.map((e) => e.message)).toEqual(['EPIPE']);
+  });
+
+  it('refuses to start twice', () => {
+    expect(() => setup().transport.start()).toThrow('already started');
+  });
+});

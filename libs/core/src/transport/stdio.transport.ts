@@ -1,0 +1,105 @@
+import { errorResponse, invalidRequest, McpError } from '../jsonrpc/jsonrpc.errors';
+import { parseJson } from '../jsonrpc/jsonrpc.classifier';
+import { JsonRpcMessage } from '../jsonrpc/jsonrpc.types';
+import { LineFramer, LineFramerOptions, serializeLine } from './stdio-line.framer';
+import { Transport } from './transport.interface';
+
+/**
+ * Newline-delimited JSON-RPC over a pair of streams (a child's stdio, or `process.stdin`/`stdout`).
+ *
+ * A line that is not JSON is answered with a `-32700` error response and reported to `onerror`;
+ * a line over `maxLineBytes` is answered with `-32600` "Message too large". Neither reaches
+ * `onmessage`. `close()` stops reading but leaves the output open; the input's end closes the transport.
+ */
+export class StdioTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+
+  private readonly framer: LineFramer;
+  private started = false;
+  private closed = false;
+
+  constructor(
+    private readonly input: NodeJS.ReadableStream,
+    private readonly output: NodeJS.WritableStream,
+    options: LineFramerOptions = {},
+  ) {
+    this.framer = new LineFramer(options);
+  }
+
+  /** Starts reading the input. */
+  start(): void {
+    if (this.started) throw new Error('StdioTransport already started');
+    this.started = true;
+    this.input.on('data', this.onData);
+    this.input.on('end', this.onEnd);
+    this.input.on('error', this.onStreamError);
+    // Without a listener, an EPIPE from a departed peer would crash the process.
+    this.output.on('error', this.onStreamError);
+  }
+
+  /** Writes one message line; resolves once the output accepts more (after 'drain' when it is full). */
+  async send(message: JsonRpcMessage): Promise<void> {
+    if (this.closed) throw new Error('Transport is closed');
+    await this.write(serializeLine(message));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.input.off('data', this.onData);
+    this.input.off('end', this.onEnd);
+    this.input.off('error', this.onStreamError);
+    this.input.pause();
+    this.onclose?.();
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    for (const frame of this.framer.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
+      if (this.closed) return;
+      if ('overflow' in frame) {
+        this.refuse(invalidRequest('Message too large'));
+        continue;
+      }
+      const parsed = parseJson(frame.line);
+      if (parsed.ok) this.onmessage?.(parsed.value);
+      else this.refuse(parsed.error);
+    }
+  };
+
+  private readonly onEnd = (): void => void this.close();
+
+  private readonly onStreamError = (error: Error): void => this.onerror?.(error);
+
+  private refuse(error: McpError): void {
+    this.onerror?.(error);
+    this.write(serializeLine(errorResponse(null, error))).catch(this.onStreamError);
+  }
+
+  private write(text: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const accepted = this.output.write(text, (error) => error && reject(error));
+      if (accepted) resolve();
+      else waitForDrain(this.output).then(resolve, reject);
+    });
+  }
+}
+
+function waitForDrain(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const settle = (error?: Error) => {
+      stream.off('drain', onDrain);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => settle();
+    const onError = (error: Error) => settle(error);
+    const onClose = () => settle(new Error('Output closed before draining'));
+    stream.on('drain', onDrain);
+    stream.on('error', onError);
+    stream.on('close', onClose);
+  });
+}

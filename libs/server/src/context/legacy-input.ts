@@ -1,0 +1,55 @@
+import {
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  ListRootsResult,
+  McpError,
+  ErrorCode,
+} from '@conduit-mcp/core';
+import { McpSession } from '../session/mcp-session';
+import { MessageSink } from '../session/message-sink.interface';
+import { McpInput } from './mcp-input.interface';
+
+/** Legacy era: each question is a server-to-client request on the request's stream, awaited for its answer. */
+export class LegacyInput implements McpInput {
+  constructor(
+    private readonly session: McpSession,
+    private readonly stream: MessageSink | undefined,
+    private readonly signal: AbortSignal,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async elicit(_key: string, params: ElicitRequestParams): Promise<ElicitResult> {
+    const mode = params.mode ?? 'form';
+    this.require(mode === 'url' ? 'elicitation.url' : 'elicitation', (c) =>
+      mode === 'url' ? !!c.elicitation?.url : !!c.elicitation,
+    );
+    return (await this.ask('elicitation/create', params as Record<string, unknown>)) as unknown as ElicitResult;
+  }
+
+  async sample(_key: string, params: CreateMessageRequestParams): Promise<CreateMessageResult> {
+    this.require('sampling', (c) => !!c.sampling);
+    return (await this.ask('sampling/createMessage', params as unknown as Record<string, unknown>)) as unknown as CreateMessageResult;
+  }
+
+  async roots(_key: string): Promise<ListRootsResult> {
+    this.require('roots', (c) => !!c.roots);
+    return (await this.ask('roots/list', {})) as unknown as ListRootsResult;
+  }
+
+  private require(name: string, has: (capabilities: ClientCapabilities) => boolean): void {
+    if (!has(this.session.clientCapabilities)) {
+      throw new McpError(ErrorCode.InvalidRequest, `The client does not support ${name}`);
+    }
+  }
+
+  private ask(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const sink = this.stream ?? this.session.outbound;
+    if (!sink || sink.closed) {
+      return Promise.reject(new McpError(ErrorCode.ServerError, `No open stream to send ${method} on`));
+    }
+    return this.session.request(method, params, sink, { timeoutMs: this.timeoutMs, signal: this.signal });
+  }
+}

@@ -1,0 +1,109 @@
+import type { IncomingMessage } from 'node:http';
+import {
+  ClientCapabilities,
+  Era,
+  Implementation,
+  JsonRpcId,
+  LOGGING_LEVELS,
+  LoggingLevel,
+  Meta,
+} from '@conduit-mcp/core';
+import { McpSession } from '../session/mcp-session';
+import { MessageSink } from '../session/message-sink.interface';
+import { McpInput } from './mcp-input.interface';
+
+/** What the dispatcher knows about a request when it builds its context. */
+export interface McpRequestContextInit {
+  server: string;
+  method: string;
+  requestId: JsonRpcId;
+  era: Era;
+  protocolVersion: string;
+  session: McpSession;
+  stream: MessageSink | undefined;
+  httpRequest: IncomingMessage | undefined;
+  signal: AbortSignal;
+  meta: Meta;
+  input: McpInput;
+}
+
+/** The context of one MCP request, handed to handlers through `@McpCtx()` and to guards and interceptors. */
+export class McpRequestContext {
+  /** Server name (`McpModule.forRoot({ name })`). */
+  readonly server: string;
+  /** The JSON-RPC method: `tools/call`, `resources/read`, `prompts/get`, `tools/list`… */
+  readonly method: string;
+  readonly requestId: JsonRpcId;
+  readonly era: Era;
+  /** The protocol revision in force for this request. */
+  readonly protocolVersion: string;
+  /** The request's `params._meta`, as the client sent it. */
+  readonly meta: Meta;
+  /** The HTTP request that carried the message, when the transport is HTTP. */
+  readonly httpRequest: IncomingMessage | undefined;
+  /** Aborted when the client cancels the request, the session ends, or the server shuts down. */
+  readonly signal: AbortSignal;
+  /** Questions to the client: elicitation, sampling, roots. */
+  readonly input: McpInput;
+  /** The tool, resource or prompt this request addresses, once the dispatcher resolved it. */
+  target: { kind: 'tool' | 'resource' | 'prompt' | 'completion'; name: string } | undefined;
+
+  private readonly session: McpSession;
+  private readonly stream: MessageSink | undefined;
+  private lastProgress = -Infinity;
+
+  constructor(init: McpRequestContextInit) {
+    this.server = init.server;
+    this.method = init.method;
+    this.requestId = init.requestId;
+    this.era = init.era;
+    this.protocolVersion = init.protocolVersion;
+    this.session = init.session;
+    this.stream = init.stream;
+    this.httpRequest = init.httpRequest;
+    this.signal = init.signal;
+    this.meta = init.meta;
+    this.input = init.input;
+  }
+
+  /** The session id (legacy era; a stateless request has a throw-away one). */
+  get sessionId(): string {
+    return this.session.id;
+  }
+
+  get clientInfo(): Implementation | undefined {
+    return this.session.clientInfo;
+  }
+
+  get clientCapabilities(): ClientCapabilities {
+    return this.session.clientCapabilities;
+  }
+
+  /**
+   * Reports progress when the client asked for it (`_meta.progressToken`). Values that do not increase are dropped,
+   * since the specification requires progress to increase.
+   */
+  progress(progress: number, total?: number, message?: string): void {
+    const progressToken = this.meta.progressToken;
+    if (progressToken === undefined || !(progress > this.lastProgress) || this.signal.aborted) return;
+    this.lastProgress = progress;
+    const params: Record<string, unknown> = { progressToken, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    this.send('notifications/progress', params);
+  }
+
+  /** Sends a log message to the client, if its level passes the one set with `logging/setLevel`. */
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    const threshold = this.session.logLevel;
+    if (threshold && LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(threshold)) return;
+    const params: Record<string, unknown> = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    this.send('notifications/message', params);
+  }
+
+  private send(method: string, params: Record<string, unknown>): void {
+    const sink = this.stream ?? this.session.outbound;
+    sink?.send({ jsonrpc: '2.0', method, params });
+  }
+}

@@ -1,0 +1,20 @@
+import { SetMetadata } from '@nestjs/common';
+import { Icon, Meta, PromptArgument } from '@conduit-mcp/core';
+import { MCP_PROMPT_METADATA } from '../mcp.constants';
+
+/** Options of `@McpPrompt`. */
+export interface McpPromptOptions {
+  /** Default: the method name. */
+  name?: string;
+  title?: string;
+  description?: string;
+  /** Declared arguments; a missing `required` one is refused with -32602 before the handler runs. */
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  /** Which server(s) the prompt belongs to when the app has several. Default: every server. */
+  server?: string | string[];
+  _meta?: Meta;
+}
+
+/** Exposes a provider method as an MCP prompt. */
+export const McpPrompt = (options: McpPromptOptions = {}): MethodDecorator => SetMetadata(MCP_PROMPT_METADATA, options);

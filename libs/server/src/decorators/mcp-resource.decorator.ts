@@ -1,0 +1,24 @@
+import { SetMetadata } from '@nestjs/common';
+import { Annotations, Icon, Meta } from '@conduit-mcp/core';
+import { MCP_RESOURCE_METADATA } from '../mcp.constants';
+
+/** Options of `@McpResource`. */
+export interface McpResourceOptions {
+  /** A static URI, or an RFC 6570 URI template (`weather://stations/{id}`) whose variables reach the handler. */
+  uri: string;
+  /** Default: the method name. */
+  name?: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  /** Which server(s) the resource belongs to when the app has several. Default: every server. */
+  server?: string | string[];
+  _meta?: Meta;
+}
+
+/** Exposes a provider method as an MCP resource (static URI) or resource template (URI template). */
+export const McpResource = (options: McpResourceOptions): MethodDecorator =>
+  SetMetadata(MCP_RESOURCE_METADATA, options);

@@ -1,0 +1,26 @@
+import { SetMetadata, Type } from '@nestjs/common';
+import { Icon, JsonSchemaObject, Meta, ToolAnnotations } from '@conduit-mcp/core';
+import { MCP_TOOL_METADATA } from '../mcp.constants';
+
+/** Options of `@McpTool`. */
+export interface McpToolOptions {
+  /** Tool name: 1–128 of `[A-Za-z0-9_.-]`. Default: the method name. */
+  name?: string;
+  title?: string;
+  description?: string;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  /**
+   * Input: a class-validator DTO class (its JSON Schema is generated, arguments are validated with class-validator
+   * and handed over as an instance) or a JSON Schema object (validated with ajv). Default: no arguments.
+   */
+  input?: Type<object> | JsonSchemaObject;
+  /** Output schema; `structuredContent` is checked against it. A DTO class or a JSON Schema object. */
+  output?: Type<object> | JsonSchemaObject;
+  /** Which server(s) the tool belongs to when the app has several. Default: every server. */
+  server?: string | string[];
+  _meta?: Meta;
+}
+
+/** Exposes a provider method as an MCP tool. */
+export const McpTool = (options: McpToolOptions = {}): MethodDecorator => SetMetadata(MCP_TOOL_METADATA, options);

@@ -1,0 +1,165 @@
+import { Injectable, Logger, Type } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
+import { JsonSchemaObject, SchemaValidator, UriTemplate } from '@conduit-mcp/core';
+import { McpCompletionOptions } from '../decorators/mcp-completion.decorator';
+import { McpPromptOptions } from '../decorators/mcp-prompt.decorator';
+import { McpResourceOptions } from '../decorators/mcp-resource.decorator';
+import { McpToolOptions } from '../decorators/mcp-tool.decorator';
+import { MCP_COMPLETION_METADATA, MCP_PROMPT_METADATA, MCP_RESOURCE_METADATA, MCP_TOOL_METADATA } from '../mcp.constants';
+import { McpDeclarationError, McpRegistry } from '../registry/mcp.registry';
+import { dtoToJsonSchema } from '../registry/dto-schema.factory';
+import { createToolInputValidator, isDtoClass } from '../registry/tool-input.validator';
+import { McpHandlerFactory } from './mcp-handler.factory';
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+interface DiscoveredMethod {
+  wrapper: InstanceWrapper;
+  methodName: string;
+  source: string;
+}
+
+/**
+ * Finds the `@McpTool`, `@McpResource`, `@McpPrompt` and `@McpCompletion` methods of the app's providers that belong
+ * to one server, checks their declarations and fills that server's registry.
+ */
+@Injectable()
+export class McpExplorer {
+  private readonly logger = new Logger('McpExplorer');
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+    private readonly handlers: McpHandlerFactory,
+    private readonly schemas: SchemaValidator,
+  ) {}
+
+  explore(serverName: string, registry: McpRegistry): void {
+    const completions: Array<{ method: DiscoveredMethod; options: McpCompletionOptions }> = [];
+    for (const method of this.methods()) {
+      const handler = (method.wrapper.metatype as Type<object>).prototype[method.methodName];
+      const tool = this.reflector.get<McpToolOptions>(MCP_TOOL_METADATA, handler);
+      const resource = this.reflector.get<McpResourceOptions>(MCP_RESOURCE_METADATA, handler);
+      const prompt = this.reflector.get<McpPromptOptions>(MCP_PROMPT_METADATA, handler);
+      const completion = this.reflector.get<McpCompletionOptions>(MCP_COMPLETION_METADATA, handler);
+      if (tool && belongsTo(tool.server, serverName)) this.addTool(registry, method, tool);
+      if (resource && belongsTo(resource.server, serverName)) this.addResource(registry, method, resource);
+      if (prompt && belongsTo(prompt.server, serverName)) this.addPrompt(registry, method, prompt);
+      if (completion && belongsTo(completion.server, serverName)) completions.push({ method, options: completion });
+    }
+    // Completions name prompts and templates, so they are checked once everything else is known.
+    for (const { method, options } of completions) {
+      const ref = 'prompt' in options ? { type: 'ref/prompt' as const, name: options.prompt } : { type: 'ref/resource' as const, uri: options.resource };
+      registry.addCompletion(ref, options.argument, { source: method.source, invoke: this.handlers.createInvoker(method.wrapper, method.methodName) });
+    }
+    registry.markLoaded();
+    const counts = `${registry.listTools().length} tools, ${registry.listResources().length} resources, ${registry.listTemplates().length} templates, ${registry.listPrompts().length} prompts`;
+    this.logger.log(`MCP server "${serverName}": ${counts}`);
+  }
+
+  private *methods(): Generator<DiscoveredMethod> {
+    for (const wrapper of this.discovery.getProviders()) {
+      const metatype = wrapper.metatype as Type<object> | undefined;
+      if (!metatype?.prototype || wrapper.isAlias || (!wrapper.instance && wrapper.isDependencyTreeStatic())) continue;
+      for (const methodName of this.scanner.getAllMethodNames(metatype.prototype)) {
+        yield { wrapper, methodName, source: `${metatype.name}.${methodName}` };
+      }
+    }
+  }
+
+  private addTool(registry: McpRegistry, method: DiscoveredMethod, options: McpToolOptions): void {
+    const name = options.name ?? method.methodName;
+    if (!TOOL_NAME.test(name)) {
+      throw new McpDeclarationError(method.source, `tool name "${name}" must be 1-128 characters of A-Z a-z 0-9 _ . -`);
+    }
+    const input = this.declared(method.source, () => createToolInputValidator(options.input, this.schemas));
+    const outputSchema = options.output && this.declared(method.source, () => this.outputSchema(options.output!));
+    registry.addTool({
+      source: method.source,
+      enabled: true,
+      input,
+      outputSchema,
+      invoke: this.handlers.createInvoker(method.wrapper, method.methodName),
+      canActivate: this.handlers.createAccessCheck(method.wrapper, method.methodName),
+      definition: compact({
+        name,
+        title: options.title,
+        description: options.description,
+        inputSchema: input.schema,
+        outputSchema,
+        annotations: options.annotations,
+        icons: options.icons,
+        _meta: options._meta,
+      }),
+    });
+  }
+
+  private addResource(registry: McpRegistry, method: DiscoveredMethod, options: McpResourceOptions): void {
+    if (typeof options.uri !== 'string' || !options.uri) throw new McpDeclarationError(method.source, 'resource needs a uri');
+    const common = {
+      source: method.source,
+      enabled: true,
+      invoke: this.handlers.createInvoker(method.wrapper, method.methodName),
+      canActivate: this.handlers.createAccessCheck(method.wrapper, method.methodName),
+    };
+    const described = {
+      name: options.name ?? method.methodName,
+      title: options.title,
+      description: options.description,
+      mimeType: options.mimeType,
+      annotations: options.annotations,
+      icons: options.icons,
+      _meta: options._meta,
+    };
+    if (!options.uri.includes('{')) {
+      registry.addResource({ ...common, definition: compact({ uri: options.uri, ...described, size: options.size }) });
+      return;
+    }
+    const template = this.declared(method.source, () => UriTemplate.parse(options.uri));
+    registry.addTemplate({ ...common, template, definition: compact({ uriTemplate: options.uri, ...described }) });
+  }
+
+  private addPrompt(registry: McpRegistry, method: DiscoveredMethod, options: McpPromptOptions): void {
+    registry.addPrompt({
+      source: method.source,
+      enabled: true,
+      invoke: this.handlers.createInvoker(method.wrapper, method.methodName),
+      canActivate: this.handlers.createAccessCheck(method.wrapper, method.methodName),
+      definition: compact({
+        name: options.name ?? method.methodName,
+        title: options.title,
+        description: options.description,
+        arguments: options.arguments,
+        icons: options.icons,
+        _meta: options._meta,
+      }),
+    });
+  }
+
+  private outputSchema(output: Type<object> | JsonSchemaObject): JsonSchemaObject {
+    const schema = isDtoClass(output) ? dtoToJsonSchema(output) : output;
+    this.schemas.assertValid(schema);
+    return schema;
+  }
+
+  /** Runs a declaration check, naming the method in whatever it throws. */
+  private declared<T>(source: string, build: () => T): T {
+    try {
+      return build();
+    } catch (error) {
+      const problem = error instanceof Error ? error.message : String(error);
+      throw new McpDeclarationError(source, problem);
+    }
+  }
+}
+
+function belongsTo(server: string | string[] | undefined, name: string): boolean {
+  return server === undefined || server === name || (Array.isArray(server) && server.includes(name));
+}
+
+/** Drops undefined members so that definitions on the wire carry only what was declared. */
+function compact<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

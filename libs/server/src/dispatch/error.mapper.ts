@@ -1,0 +1,30 @@
+import { HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ErrorCode, McpError, sanitizeText } from '@conduit-mcp/core';
+
+const logger = new Logger('McpDispatcher');
+
+/**
+ * Turns whatever a handler threw into an error fit for the wire. McpErrors pass as they are; Nest HTTP exceptions
+ * map by status (400 → -32602, 401/403 → -32000, 404 → `notFound`); anything else is logged and becomes -32603
+ * with no internals.
+ */
+export function toMcpError(error: unknown, notFound: () => McpError = () => new McpError(ErrorCode.InvalidParams, 'Not found')): McpError {
+  if (error instanceof McpError) return error;
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const message = sanitizeText(httpMessage(error), 512);
+    if (status === HttpStatus.BAD_REQUEST) return new McpError(ErrorCode.InvalidParams, message);
+    if (status === HttpStatus.NOT_FOUND) return notFound();
+    if (status < 500) return new McpError(ErrorCode.ServerError, message, { status });
+  }
+  logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  return new McpError(ErrorCode.InternalError, 'Internal error');
+}
+
+function httpMessage(error: HttpException): string {
+  const response = error.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : error.message;
+}

@@ -1,0 +1,25 @@
+import { Era, ServerCapabilities } from '@conduit-mcp/core';
+import { McpRequestContext } from '../context/mcp-request-context';
+import { DispatchOrigin } from './dispatch-origin.interface';
+
+/** Params of an incoming message, always an object (an absent `params` is `{}`). */
+export type McpParams = Record<string, unknown>;
+
+export interface McpRequestRoute {
+  kind: 'request';
+  eras: readonly Era[];
+  /** A server capability the method needs; without it the method is unknown (-32601). */
+  capability?: keyof ServerCapabilities;
+  run(params: McpParams, ctx: McpRequestContext, origin: DispatchOrigin): Promise<Record<string, unknown>>;
+}
+
+export interface McpNotificationRoute {
+  kind: 'notification';
+  eras: readonly Era[];
+  run(params: McpParams, origin: DispatchOrigin): void;
+}
+
+export type McpRoute = McpRequestRoute | McpNotificationRoute;
+
+/** The routing table: method → route. */
+export type McpRoutingTable = ReadonlyMap<string, McpRoute>;

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { Era } from '@conduit-mcp/core';
+import { CompletionMethods } from '../methods/completion.methods';
+import { LifecycleMethods } from '../methods/lifecycle.methods';
+import { PromptMethods } from '../methods/prompt.methods';
+import { ResourceMethods } from '../methods/resource.methods';
+import { ToolMethods } from '../methods/tool.methods';
+import { McpRoute, McpRoutingTable } from './mcp-route.interface';
+
+const LEGACY: readonly Era[] = ['legacy'];
+
+/** The one routing table of a server: every method it answers, the eras it serves them in, what it needs. */
+@Injectable()
+export class McpRoutes {
+  readonly table: McpRoutingTable;
+
+  constructor(
+    lifecycle: LifecycleMethods,
+    tools: ToolMethods,
+    resources: ResourceMethods,
+    prompts: PromptMethods,
+    completions: CompletionMethods,
+  ) {
+    const routes: Array<[string, McpRoute]> = [
+      ['initialize', { kind: 'request', eras: LEGACY, run: (p, _c, o) => lifecycle.initialize(p, o) as never }],
+      ['ping', { kind: 'request', eras: LEGACY, run: () => lifecycle.ping() }],
+      ['logging/setLevel', { kind: 'request', eras: LEGACY, capability: 'logging', run: (p, _c, o) => lifecycle.setLevel(p, o) }],
+      ['tools/list', { kind: 'request', eras: LEGACY, capability: 'tools', run: (p, c) => tools.list(p, c) }],
+      ['tools/call', { kind: 'request', eras: LEGACY, capability: 'tools', run: (p, c) => tools.call(p, c) as never }],
+      ['resources/list', { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c) => resources.list(p, c) }],
+      ['resources/templates/list', { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c) => resources.listTemplates(p, c) }],
+      ['resources/read', { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c) => resources.read(p, c) as never }],
+      ['resources/subscribe', { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c, o) => resources.subscribe(p, c, o) }],
+      ['resources/unsubscribe', { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c, o) => resources.unsubscribe(p, c, o) }],
+      ['prompts/list', { kind: 'request', eras: LEGACY, capability: 'prompts', run: (p, c) => prompts.list(p, c) }],
+      ['prompts/get', { kind: 'request', eras: LEGACY, capability: 'prompts', run: (p, c) => prompts.get(p, c) as never }],
+      ['completion/complete', { kind: 'request', eras: LEGACY, capability: 'completions', run: (p, c) => completions.complete(p, c) as never }],
+      ['notifications/initialized', { kind: 'notification', eras: LEGACY, run: (p, o) => lifecycle.initialized(p, o) }],
+      ['notifications/cancelled', { kind: 'notification', eras: LEGACY, run: (p, o) => lifecycle.cancelled(p, o) }],
+      ['notifications/roots/list_changed', { kind: 'notification', eras: LEGACY, run: () => undefined }],
+    ];
+    this.table = new Map(routes);
+  }
+}

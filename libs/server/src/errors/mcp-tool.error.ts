@@ -1,0 +1,15 @@
+import { ContentBlock } from '@conduit-mcp/core';
+
+/**
+ * Thrown by a tool to report a failure the model should see: the call answers with `isError: true` and this
+ * message (or the given content) instead of a JSON-RPC error.
+ */
+export class McpToolError extends Error {
+  constructor(
+    message: string,
+    readonly content?: ContentBlock[],
+  ) {
+    super(message);
+    this.name = 'McpToolError';
+  }
+}

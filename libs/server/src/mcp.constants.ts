@@ -1,0 +1,23 @@
+/** The ExecutionContext type of MCP handlers: `context.getType<McpContextType>() === 'mcp'`. */
+export const MCP_CONTEXT_TYPE = 'mcp';
+export type McpContextType = typeof MCP_CONTEXT_TYPE;
+
+export const MCP_TOOL_METADATA = 'conduit-mcp:tool';
+export const MCP_RESOURCE_METADATA = 'conduit-mcp:resource';
+export const MCP_PROMPT_METADATA = 'conduit-mcp:prompt';
+export const MCP_COMPLETION_METADATA = 'conduit-mcp:completion';
+export const MCP_PARAMS_METADATA = 'conduit-mcp:params';
+
+/** Parameter kinds of `@McpArgs()` and `@McpCtx()`, as seen by pipes in `ArgumentMetadata.type`. */
+export enum McpParamType {
+  ARGS = 0,
+  CONTEXT = 1,
+}
+
+export const DEFAULT_HTTP_PATH = '/mcp';
+export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
+export const DEFAULT_PAGE_SIZE = 100;
+export const DEFAULT_MAX_IN_FLIGHT = 64;
+export const DEFAULT_INPUT_TIMEOUT_MS = 5 * 60_000;
+/** Most completion values returned by `completion/complete`, per the specification. */
+export const MAX_COMPLETION_VALUES = 100;

@@ -1,0 +1,64 @@
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
+import { SchemaValidator } from '@conduit-mcp/core';
+import { McpHandlerFactory } from './discovery/mcp-handler.factory';
+import { McpExplorer } from './discovery/mcp.explorer';
+import { McpDispatcher } from './dispatch/mcp.dispatcher';
+import { McpRoutes } from './dispatch/mcp.routes';
+import { McpHealthIndicator } from './health/mcp.health';
+import { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import { CompletionMethods } from './methods/completion.methods';
+import { LifecycleMethods } from './methods/lifecycle.methods';
+import { PromptMethods } from './methods/prompt.methods';
+import { ResourceMethods } from './methods/resource.methods';
+import { ToolMethods } from './methods/tool.methods';
+import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE } from './mcp.module-definition';
+import { getMcpServerToken } from './mcp-server.token';
+import { McpServer } from './mcp.server';
+import { McpRegistry } from './registry/mcp.registry';
+import { McpTelemetry } from './telemetry/mcp.telemetry';
+import { McpHttpBinding } from './transports/http/mcp-http.binding';
+
+/**
+ * Turns the app's decorated providers into an MCP server: `McpModule.forRoot({ name, version })`. Import it once per
+ * server; methods decorated with `@McpTool`, `@McpResource`, `@McpPrompt` and `@McpCompletion` anywhere in the app
+ * are served (limit them to one server with the decorators' `server` option).
+ */
+@Module({
+  imports: [DiscoveryModule, TerminusModule],
+  providers: [
+    McpServer,
+    McpRegistry,
+    McpExplorer,
+    McpHandlerFactory,
+    McpDispatcher,
+    McpRoutes,
+    LifecycleMethods,
+    ToolMethods,
+    ResourceMethods,
+    PromptMethods,
+    CompletionMethods,
+    McpTelemetry,
+    McpHealthIndicator,
+    McpHttpBinding,
+    { provide: SchemaValidator, useFactory: () => new SchemaValidator() },
+  ],
+  exports: [McpServer, McpHealthIndicator],
+})
+export class McpModule extends ConfigurableModuleClass {
+  static forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
+    return withNamedServer(super.forRoot(options), options.name);
+  }
+
+  /** `name` is needed up front to register `@InjectMcpServer(name)`; the factory's `name` must match it. */
+  static forRootAsync(options: typeof ASYNC_OPTIONS_TYPE & { name?: string }): DynamicModule {
+    const module = super.forRootAsync(options);
+    return options.name ? withNamedServer(module, options.name) : module;
+  }
+}
+
+function withNamedServer(module: DynamicModule, name: McpModuleOptions['name']): DynamicModule {
+  const named: Provider = { provide: getMcpServerToken(name), useExisting: McpServer };
+  return { ...module, providers: [...(module.providers ?? []), named], exports: [...(module.exports ?? []), named] };
+}

@@ -1,0 +1,86 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ClientCapabilities,
+  Implementation,
+  InitializeResult,
+  LOGGING_LEVELS,
+  LoggingLevel,
+  McpError,
+  ErrorCode,
+  invalidParams,
+  negotiateLegacyRevision,
+  sanitizeText,
+} from '@conduit-mcp/core';
+import { DispatchOrigin } from '../dispatch/dispatch-origin.interface';
+import { McpParams } from '../dispatch/mcp-route.interface';
+import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
+import { McpRegistry } from '../registry/mcp.registry';
+import { McpTelemetry } from '../telemetry/mcp.telemetry';
+import { echo, optionalObject, requireString } from './params';
+
+/** `initialize`, `ping`, `logging/setLevel` and the lifecycle notifications. */
+@Injectable()
+export class LifecycleMethods {
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly registry: McpRegistry,
+    private readonly telemetry: McpTelemetry,
+  ) {}
+
+  async initialize(params: McpParams, origin: DispatchOrigin): Promise<InitializeResult> {
+    const requested = requireString(params, 'protocolVersion');
+    const capabilities = optionalObject(params, 'capabilities') as ClientCapabilities;
+    const clientInfo = optionalObject(params, 'clientInfo');
+    if (typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
+      throw invalidParams('Missing or invalid "clientInfo": name and version are required');
+    }
+    const { session } = origin;
+    if (session.revision && session.persistent) throw new McpError(ErrorCode.InvalidRequest, 'Session already initialized');
+    session.revision = negotiateLegacyRevision(requested);
+    session.clientCapabilities = capabilities;
+    session.clientInfo = clientInfo as unknown as Implementation;
+    const result: InitializeResult = {
+      protocolVersion: session.revision,
+      capabilities: this.registry.capabilities(),
+      serverInfo: this.serverInfo(),
+    };
+    if (this.options.instructions) result.instructions = this.options.instructions;
+    return result;
+  }
+
+  initialized(_params: McpParams, origin: DispatchOrigin): void {
+    origin.session.initialized = true;
+  }
+
+  async ping(): Promise<Record<string, never>> {
+    return {};
+  }
+
+  async setLevel(params: McpParams, origin: DispatchOrigin): Promise<Record<string, never>> {
+    const level = params.level;
+    if (typeof level !== 'string' || !(LOGGING_LEVELS as readonly string[]).includes(level)) {
+      throw invalidParams(`Invalid log level: ${echo(level)}`);
+    }
+    origin.session.logLevel = level as LoggingLevel;
+    return {};
+  }
+
+  cancelled(params: McpParams, origin: DispatchOrigin): void {
+    const { requestId, reason } = params;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+    const safeReason = typeof reason === 'string' ? sanitizeText(reason) : undefined;
+    const found = origin.session.cancelRequest(requestId, safeReason ?? 'Cancelled by the client');
+    this.telemetry.cancelled({ server: this.options.name, requestId: echo(requestId), reason: safeReason, found });
+  }
+
+  private serverInfo(): Implementation {
+    const { name, version, title, description, websiteUrl, icons } = this.options;
+    const info: Implementation = { name, version };
+    if (title) info.title = title;
+    if (description) info.description = description;
+    if (websiteUrl) info.websiteUrl = websiteUrl;
+    if (icons?.length) info.icons = icons;
+    return info;
+  }
+}

@@ -1,0 +1,58 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { GetPromptResult, invalidParams } from '@conduit-mcp/core';
+import { McpRequestContext } from '../context/mcp-request-context';
+import { toMcpError } from '../dispatch/error.mapper';
+import { McpParams } from '../dispatch/mcp-route.interface';
+import { paginate } from '../dispatch/pagination';
+import { toGetPromptResult } from '../dispatch/result.normalizer';
+import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import { DEFAULT_PAGE_SIZE } from '../mcp.constants';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
+import { McpRegistry } from '../registry/mcp.registry';
+import { McpOutcome, McpTelemetry } from '../telemetry/mcp.telemetry';
+import { echo, optionalObject, requireString } from './params';
+import { visible } from './visible';
+
+/** `prompts/list` and `prompts/get`. */
+@Injectable()
+export class PromptMethods {
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly registry: McpRegistry,
+    private readonly telemetry: McpTelemetry,
+  ) {}
+
+  async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    const prompts = await visible(this.registry.listPrompts(), ctx);
+    const { page, nextCursor } = paginate(prompts, params.cursor, this.options.pageSize ?? DEFAULT_PAGE_SIZE);
+    return { prompts: page.map((prompt) => prompt.definition), ...(nextCursor ? { nextCursor } : {}) };
+  }
+
+  async get(params: McpParams, ctx: McpRequestContext): Promise<GetPromptResult> {
+    const name = requireString(params, 'name');
+    const prompt = this.registry.prompt(name);
+    if (!prompt) throw invalidParams(`Unknown prompt: ${echo(name)}`);
+    const args = optionalObject(params, 'arguments');
+    for (const [key, value] of Object.entries(args)) {
+      if (typeof value !== 'string') throw invalidParams(`Prompt argument "${echo(key)}" must be a string`);
+    }
+    const missing = (prompt.definition.arguments ?? []).filter((arg) => arg.required && args[arg.name] === undefined);
+    if (missing.length) throw invalidParams(`Missing required arguments: ${missing.map((arg) => arg.name).join(', ')}`);
+    ctx.target = { kind: 'prompt', name };
+    const started = performance.now();
+    let status: McpOutcome = 'error';
+    let errorCode: number | undefined;
+    try {
+      const result = toGetPromptResult(await prompt.invoke(args, ctx), prompt.definition.description);
+      status = 'ok';
+      return result;
+    } catch (error) {
+      const mapped = toMcpError(error);
+      errorCode = mapped.code;
+      if (ctx.signal.aborted) status = 'cancelled';
+      throw mapped;
+    } finally {
+      this.telemetry.handler('prompt', { server: this.options.name, name, status, errorCode, durationMs: McpTelemetry.since(started) });
+    }
+  }
+}

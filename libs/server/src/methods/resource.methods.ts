@@ -1,0 +1,98 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ErrorCode, McpError, ReadResourceResult, resourceNotFound, sanitizeText } from '@conduit-mcp/core';
+import { McpRequestContext } from '../context/mcp-request-context';
+import { DispatchOrigin } from '../dispatch/dispatch-origin.interface';
+import { toMcpError } from '../dispatch/error.mapper';
+import { McpParams } from '../dispatch/mcp-route.interface';
+import { paginate } from '../dispatch/pagination';
+import { toReadResourceResult } from '../dispatch/result.normalizer';
+import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import { DEFAULT_PAGE_SIZE } from '../mcp.constants';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
+import { McpRegistry } from '../registry/mcp.registry';
+import { McpOutcome, McpTelemetry } from '../telemetry/mcp.telemetry';
+import { requireString } from './params';
+import { visible } from './visible';
+
+/** Most subscriptions one session may hold. */
+const MAX_SUBSCRIPTIONS = 1_000;
+/** Longest URI accepted by `resources/read` and `resources/subscribe`. */
+const MAX_URI_LENGTH = 8_192;
+
+/** `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`. */
+@Injectable()
+export class ResourceMethods {
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly registry: McpRegistry,
+    private readonly telemetry: McpTelemetry,
+  ) {}
+
+  async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    const resources = await visible(this.registry.listResources(), ctx);
+    const { page, nextCursor } = paginate(resources, params.cursor, this.pageSize);
+    return { resources: page.map((resource) => resource.definition), ...(nextCursor ? { nextCursor } : {}) };
+  }
+
+  async listTemplates(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
+    const templates = await visible(this.registry.listTemplates(), ctx);
+    const { page, nextCursor } = paginate(templates, params.cursor, this.pageSize);
+    return { resourceTemplates: page.map((template) => template.definition), ...(nextCursor ? { nextCursor } : {}) };
+  }
+
+  async read(params: McpParams, ctx: McpRequestContext): Promise<ReadResourceResult> {
+    const uri = this.uri(params);
+    const found = this.registry.findResource(uri);
+    if (!found) throw resourceNotFound(sanitizeText(uri, 512));
+    const { resource, variables } = found;
+    const template = 'uriTemplate' in resource.definition ? resource.definition.uriTemplate : undefined;
+    ctx.target = { kind: 'resource', name: uri };
+    const started = performance.now();
+    let status: McpOutcome = 'error';
+    let errorCode: number | undefined;
+    try {
+      const value = await resource.invoke(template ? variables : {}, ctx);
+      status = 'ok';
+      return toReadResourceResult(value, uri, resource.definition.mimeType);
+    } catch (error) {
+      const mapped = toMcpError(error, () => resourceNotFound(sanitizeText(uri, 512)));
+      errorCode = mapped.code;
+      if (ctx.signal.aborted) status = 'cancelled';
+      throw mapped;
+    } finally {
+      this.telemetry.handler('resource', {
+        server: this.options.name,
+        name: sanitizeText(uri, 512),
+        template,
+        status,
+        errorCode,
+        durationMs: McpTelemetry.since(started),
+      });
+    }
+  }
+
+  async subscribe(params: McpParams, _ctx: McpRequestContext, origin: DispatchOrigin): Promise<Record<string, never>> {
+    const uri = this.uri(params);
+    const { subscriptions } = origin.session;
+    if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
+      throw new McpError(ErrorCode.ServerError, `Too many subscriptions (at most ${MAX_SUBSCRIPTIONS})`);
+    }
+    subscriptions.add(uri);
+    return {};
+  }
+
+  async unsubscribe(params: McpParams, _ctx: McpRequestContext, origin: DispatchOrigin): Promise<Record<string, never>> {
+    origin.session.subscriptions.delete(this.uri(params));
+    return {};
+  }
+
+  private uri(params: McpParams): string {
+    const uri = requireString(params, 'uri');
+    if (uri.length > MAX_URI_LENGTH) throw new McpError(ErrorCode.InvalidParams, `URI longer than ${MAX_URI_LENGTH} characters`);
+    return uri;
+  }
+
+  private get pageSize(): number {
+    return this.options.pageSize ?? DEFAULT_PAGE_SIZE;
+  }
+}

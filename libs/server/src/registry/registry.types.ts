@@ -1,0 +1,42 @@
+import { JsonSchemaObject, Prompt, Resource, ResourceTemplate, Tool, UriTemplate } from '@conduit-mcp/core';
+import { McpRequestContext } from '../context/mcp-request-context';
+import { ToolInputValidator } from './tool-input.validator';
+
+/** Runs a discovered handler through Nest's guards, interceptors, pipes and filters. */
+export type McpInvoker = (args: unknown, ctx: McpRequestContext) => Promise<unknown>;
+/** Runs only the handler's guards: may this caller see and use it? */
+export type McpAccessCheck = (ctx: McpRequestContext) => Promise<boolean>;
+
+interface Registered {
+  /** `Class.method`, for start-up errors and logs. */
+  source: string;
+  invoke: McpInvoker;
+  canActivate: McpAccessCheck;
+  enabled: boolean;
+}
+
+export interface RegisteredTool extends Registered {
+  definition: Tool;
+  input: ToolInputValidator;
+  outputSchema: JsonSchemaObject | undefined;
+}
+
+export interface RegisteredResource extends Registered {
+  definition: Resource;
+}
+
+export interface RegisteredTemplate extends Registered {
+  definition: ResourceTemplate;
+  template: UriTemplate;
+}
+
+export interface RegisteredPrompt extends Registered {
+  definition: Prompt;
+}
+
+export interface RegisteredCompletion {
+  source: string;
+  invoke: McpInvoker;
+}
+
+export type McpListKind = 'tools' | 'resources' | 'prompts';

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { channel } from 'node:diagnostics_channel';
+
+/** Names of the `node:diagnostics_channel` channels the server publishes on. */
+export const MCP_CHANNELS = {
+  request: 'conduit-mcp:request',
+  tool: 'conduit-mcp:tool',
+  resource: 'conduit-mcp:resource',
+  prompt: 'conduit-mcp:prompt',
+  cancelled: 'conduit-mcp:cancelled',
+} as const;
+
+/** Outcome of a request or handler run. `tool_error` is a tool result with `isError: true`. */
+export type McpOutcome = 'ok' | 'error' | 'tool_error' | 'cancelled';
+
+/** Published on `conduit-mcp:request` once per request answered (or cancelled). */
+export interface McpRequestEvent {
+  server: string;
+  /** The JSON-RPC method, sanitized and clamped (a client may send anything). */
+  method: string;
+  status: 'ok' | 'error' | 'cancelled';
+  /** JSON-RPC error code when `status` is `error`. */
+  errorCode?: number;
+  durationMs: number;
+  transport: string;
+  era: 'legacy' | 'modern';
+}
+
+/** Published on `conduit-mcp:tool`, `conduit-mcp:resource`, `conduit-mcp:prompt` once per handler run. */
+export interface McpHandlerEvent {
+  server: string;
+  /** Tool name, prompt name, or the resource URI (sanitized, clamped) as read. */
+  name: string;
+  /** For resources served by a template: the template. */
+  template?: string;
+  status: McpOutcome;
+  errorCode?: number;
+  durationMs: number;
+}
+
+/** Published on `conduit-mcp:cancelled` per `notifications/cancelled` received. */
+export interface McpCancelledEvent {
+  server: string;
+  /** The cancelled request's id, sanitized. */
+  requestId: string;
+  /** The client's reason, sanitized and clamped. */
+  reason?: string;
+  /** Whether a request with that id was running (and was aborted). */
+  found: boolean;
+}
+
+const channels = {
+  request: channel(MCP_CHANNELS.request),
+  tool: channel(MCP_CHANNELS.tool),
+  resource: channel(MCP_CHANNELS.resource),
+  prompt: channel(MCP_CHANNELS.prompt),
+  cancelled: channel(MCP_CHANNELS.cancelled),
+};
+
+/** Publishes MCP events on `node:diagnostics_channel`; free when nobody subscribes. */
+@Injectable()
+export class McpTelemetry {
+  request(event: McpRequestEvent): void {
+    if (channels.request.hasSubscribers) channels.request.publish(event);
+  }
+
+  handler(kind: 'tool' | 'resource' | 'prompt', event: McpHandlerEvent): void {
+    const target = channels[kind];
+    if (target.hasSubscribers) target.publish(event);
+  }
+
+  cancelled(event: McpCancelledEvent): void {
+    if (channels.cancelled.hasSubscribers) channels.cancelled.publish(event);
+  }
+
+  /** Milliseconds since `start` (a `performance.now()` reading). */
+  static since(start: number): number {
+    return Math.round((performance.now() - start) * 1000) / 1000;
+  }
+}

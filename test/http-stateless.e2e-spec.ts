@@ -1,0 +1,29 @@
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { answeringClient } from './support/sdk-client';
+import { startDemoServer, RunningServer } from './support/demo-server';
+import { interopScenarios } from './support/interop.scenarios';
+
+describe('Streamable HTTP, stateless mode, with the official SDK 1.x client', () => {
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    server = await startDemoServer({ sessionMode: 'stateless' });
+  });
+
+  afterAll(async () => {
+    await server.close();
+  });
+
+  interopScenarios({
+    // Without a session there is no stream to carry notifications outside a request, nor one for questions.
+    sessionNotifications: false,
+    serverRequests: false,
+    connect: async () => {
+      const peer = answeringClient();
+      const transport = peer.recorder.tap(new StreamableHTTPClientTransport(new URL(server.url)));
+      await peer.client.connect(transport);
+      expect(transport.sessionId).toBeUndefined();
+      return peer;
+    },
+  });
+});

@@ -1,12 +1,10 @@
-import { HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { HttpException, HttpStatus } from '@nestjs/common';
 import { ErrorCode, McpError, sanitizeText } from '@conduit-mcp/core';
-
-const logger = new Logger('McpDispatcher');
 
 /**
  * Turns whatever a handler threw into an error fit for the wire. McpErrors pass as they are; Nest HTTP exceptions
- * map by status (400 → -32602, 401/403 → -32000, 404 → `notFound`); anything else is logged and becomes -32603
- * with no internals.
+ * map by status (400 → -32602, 401/403 → -32000, 404 → `notFound`); anything else becomes -32603 with no
+ * internals (Nest's exception handler has already logged it).
  */
 export function toMcpError(error: unknown, notFound: () => McpError = () => new McpError(ErrorCode.InvalidParams, 'Not found')): McpError {
   if (error instanceof McpError) return error;
@@ -17,7 +15,6 @@ export function toMcpError(error: unknown, notFound: () => McpError = () => new 
     if (status === HttpStatus.NOT_FOUND) return notFound();
     if (status < 500) return new McpError(ErrorCode.ServerError, message, { status });
   }
-  logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
   return new McpError(ErrorCode.InternalError, 'Internal error');
 }
 

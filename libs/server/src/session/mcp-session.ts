@@ -10,6 +10,7 @@ import {
   ErrorCode,
 } from '@conduit-mcp/core';
 import { randomUUID } from 'node:crypto';
+import { McpAbortedError } from '../errors/mcp-aborted.error';
 import { MessageSink } from './message-sink.interface';
 
 /** Most notifications kept for a session while it has no outbound channel. */
@@ -88,7 +89,7 @@ export class McpSession {
     const controller = this.inFlight.get(id);
     if (!controller) return false;
     this.inFlight.delete(id);
-    controller.abort(new McpError(ErrorCode.ServerError, reason));
+    controller.abort(new McpAbortedError(reason));
     return true;
   }
 
@@ -164,7 +165,7 @@ export class McpSession {
   close(): void {
     if (this.ended) return;
     this.ended = true;
-    for (const controller of this.inFlight.values()) controller.abort(new McpError(ErrorCode.ServerError, 'Session ended'));
+    for (const controller of this.inFlight.values()) controller.abort(new McpAbortedError('Session ended'));
     this.inFlight.clear();
     for (const waiter of [...this.pending.values()]) {
       waiter.cleanup();

@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { McpModule } from '@conduit-mcp/server';
+import { ClientInputTools } from './client-input.tools';
+import { ContentTools } from './content.tools';
+import { NotificationTools } from './notification.tools';
+import { TestPrompts } from './test.prompts';
+import { TestResources } from './test.resources';
+
+/**
+ * The fixture server of the official MCP conformance suite (`npm run conformance`): the tools, resources and
+ * prompts its server scenarios call, under the names and with the payloads they expect.
+ */
+@Module({
+  imports: [
+    McpModule.forRoot({
+      name: 'conduit-conformance',
+      title: 'Conduit conformance fixture',
+      version: '0.1.0',
+      http: { path: '/mcp' },
+    }),
+  ],
+  providers: [ContentTools, NotificationTools, ClientInputTools, TestResources, TestPrompts],
+})
+export class AppModule {}

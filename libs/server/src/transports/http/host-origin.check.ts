@@ -1,0 +1,73 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ResolvedHttpOptions } from './http-options';
+import { headerValue } from './http-request.util';
+import { sendError } from './http-response.util';
+
+/** Host names that always reach this machine: the default of the Host and Origin checks. */
+export const LOOPBACK_HOSTNAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * DNS-rebinding protection: whether a `Host` header names an accepted host.
+ * `allowed` entries are `host` (any port) or `host:port`, compared case-insensitively; undefined means
+ * {@link LOOPBACK_HOSTNAMES}; `false` accepts everything. A missing or malformed Host is refused.
+ */
+export function isAllowedHost(host: string | undefined, allowed: readonly string[] | false | undefined): boolean {
+  if (allowed === false) return true;
+  const parsed = parseHost(host);
+  if (!parsed) return false;
+  return (allowed ?? LOOPBACK_HOSTNAMES).some((entry) => {
+    const wanted = parseHost(entry);
+    return !!wanted && wanted.hostname === parsed.hostname && (wanted.port === undefined || wanted.port === parsed.port);
+  });
+}
+
+/**
+ * Whether an `Origin` header is accepted. No header (a non-browser client) is accepted; `Origin: null` and anything
+ * that is not a bare `scheme://host[:port]` are refused. `allowed` entries are origins compared after normalization;
+ * undefined means http(s) origins on a loopback host, any port; `false` accepts everything.
+ */
+export function isAllowedOrigin(origin: string | undefined, allowed: readonly string[] | false | undefined): boolean {
+  if (allowed === false || origin === undefined) return true;
+  const parsed = parseOrigin(origin);
+  if (!parsed) return false;
+  if (allowed === undefined) {
+    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && LOOPBACK_HOSTNAMES.includes(parsed.hostname);
+  }
+  return allowed.some((entry) => parseOrigin(entry)?.origin === parsed.origin);
+}
+
+/** Answers 403 to a request whose Host or Origin is not accepted; true when the request may proceed. */
+export function passesHostAndOrigin(
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: Pick<ResolvedHttpOptions, 'allowedHosts' | 'allowedOrigins'>,
+): boolean {
+  if (!isAllowedHost(headerValue(req, 'host'), options.allowedHosts)) {
+    sendError(res, 403, 'Forbidden: Host header not allowed');
+    return false;
+  }
+  if (!isAllowedOrigin(headerValue(req, 'origin'), options.allowedOrigins)) {
+    sendError(res, 403, 'Forbidden: Origin not allowed');
+    return false;
+  }
+  return true;
+}
+
+function parseHost(value: string | undefined): { hostname: string; port: string | undefined } | undefined {
+  if (!value) return undefined;
+  const host = value.trim().toLowerCase();
+  const match = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/.exec(host);
+  return match ? { hostname: match[1], port: match[2] } : undefined;
+}
+
+function parseOrigin(value: string): { protocol: string; hostname: string; origin: string } | undefined {
+  try {
+    const url = new URL(value.trim());
+    // An origin is scheme, host and port only: no credentials, path, query or fragment.
+    if (url.username || url.password || url.search || url.hash || (url.pathname !== '' && url.pathname !== '/')) return undefined;
+    if (!url.host) return undefined;
+    return { protocol: url.protocol, hostname: url.hostname, origin: `${url.protocol}//${url.host}` };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode, classifyMessage, isKnownRevision } from '@conduit-mcp/core';
+import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
+import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
+import { McpSession } from '../../session/mcp-session';
+import { dispatchMessage } from './endpoint.dispatch';
+import { passesHostAndOrigin } from './host-origin.check';
+import { readJsonBody } from './http-body.reader';
+import { ResolvedHttpOptions } from './http-options';
+import { accepts, headerValue, isJsonContentType, requestPath } from './http-request.util';
+import { sendEmpty, sendError } from './http-response.util';
+import { SseStream } from './sse.stream';
+
+const SESSION_NOT_FOUND = -32001;
+const noop = () => undefined;
+
+/**
+ * The deprecated HTTP+SSE transport of revision 2024-11-05: `GET {ssePath}` opens a session whose stream first
+ * names the message URL in an `endpoint` event; `POST {messagePath}?sessionId=…` delivers messages, answered 202,
+ * their responses going out on the stream. Closing the stream ends the session. The caller routes by path.
+ */
+export class LegacySseHandler {
+  private readonly sessions = new Map<string, McpSession>();
+
+  constructor(
+    private readonly endpoint: McpEndpoint,
+    private readonly options: ResolvedHttpOptions,
+  ) {}
+
+  /** Serves one request to the SSE path or the message path; `parsedBody` as for Streamable HTTP. Never rejects. */
+  async handle(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    req.on('error', noop);
+    res.on('error', noop);
+    try {
+      if (!passesHostAndOrigin(req, res, this.options)) return;
+      const paths = this.options.legacySse;
+      const path = requestPath(req);
+      if (paths && path === paths.ssePath && req.method === 'GET') return this.open(req, res, paths.messagePath);
+      if (paths && path === paths.messagePath && req.method === 'POST') return await this.message(req, res, parsedBody);
+      if (paths && (path === paths.ssePath || path === paths.messagePath)) {
+        const allow = [path === paths.ssePath && 'GET', path === paths.messagePath && 'POST'].filter(Boolean).join(', ');
+        return sendError(res, 405, 'Method Not Allowed', { headers: { Allow: allow } });
+      }
+      sendError(res, 404, 'Not Found');
+    } catch {
+      sendError(res, 500, 'Internal error', { code: ErrorCode.InternalError });
+    }
+  }
+
+  private open(req: IncomingMessage, res: ServerResponse, messagePath: string): void {
+    if (!accepts(req, 'text/event-stream')) return sendError(res, 406, 'Not Acceptable: Accept must list text/event-stream');
+    const session = new McpSession(randomUUID());
+    const connection = new SseStream(res, { keepAliveMs: this.options.keepAliveMs, onKeepAlive: () => session.touch() });
+    if (connection.closed) return;
+    connection.writeEvent({ event: 'endpoint', data: `${messagePath}?sessionId=${encodeURIComponent(session.id)}` });
+    this.sessions.set(session.id, session);
+    this.endpoint.sessions.add(session);
+    session.outbound = connection;
+    session.onClose(() => {
+      this.sessions.delete(session.id);
+      connection.end();
+    });
+    connection.onClose(() => {
+      this.endpoint.sessions.delete(session.id);
+      session.close();
+    });
+  }
+
+  private async message(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
+    const sessionId = sessionIdOf(req);
+    if (!sessionId) return sendError(res, 400, 'Bad Request: sessionId query parameter is required');
+    const session = this.sessions.get(sessionId);
+    if (!session || session.closed) return sendError(res, 404, 'Session not found', { code: SESSION_NOT_FOUND });
+    if (!isJsonContentType(req)) return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    const version = headerValue(req, 'mcp-protocol-version');
+    if (version !== undefined && !isKnownRevision(version)) return sendError(res, 400, 'Bad Request: Unsupported protocol version');
+    const body = await readJsonBody(req, this.options.bodyLimit, parsedBody);
+    if (!body.ok) {
+      if ('aborted' in body) return void res.destroy();
+      return sendError(res, body.status, body.message, { code: body.code, headers: body.status === 413 ? { Connection: 'close' } : {} });
+    }
+    const messages = (Array.isArray(body.value) ? (body.value as unknown[]) : [body.value]).map(classifyMessage);
+    if (messages.length === 0) return sendError(res, 400, 'Invalid Request: empty batch', { code: ErrorCode.InvalidRequest });
+    session.touch();
+    sendEmpty(res, 202);
+    const origin: DispatchOrigin = { session, transport: 'sse', stream: session.outbound, httpRequest: req };
+    for (const message of messages) {
+      // The response waits one turn of the event loop so it does not share a network read with the notifications
+      // just sent: the official SDK client dispatches every event of a read at once and handles notifications a
+      // microtask late, so a final progress notification would otherwise reach it after its request had ended.
+      void dispatchMessage(this.endpoint, message, origin).then(
+        (response) => response && setImmediate(() => session.outbound?.send(response)),
+      );
+    }
+  }
+}
+
+function sessionIdOf(req: IncomingMessage): string | null {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').searchParams.get('sessionId');
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,61 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { McpModuleOptions } from '../../interfaces/mcp-module-options.interface';
+import { MCP_MODULE_OPTIONS } from '../../mcp.module-definition';
+import { McpServer } from '../../mcp.server';
+import { InMemoryEventStore } from './event.store';
+import { mountOnExpress, mountOnHttpServer } from './http-mount';
+import { LegacySseHandler } from './legacy-sse.handler';
+import { resolveHttpOptions } from './http-options';
+import { StreamableHttpHandler } from './streamable-http.handler';
+
+/**
+ * Serves the server's Streamable HTTP endpoint (and the legacy HTTP+SSE one) on the app's HTTP server: ahead of the
+ * Express router by default, or as Express routes. Does nothing in an application context without HTTP (stdio).
+ */
+@Injectable()
+export class McpHttpBinding implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('McpHttp');
+  private unmount: (() => void) | undefined;
+
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly server: McpServer,
+    @Optional() private readonly adapterHost?: HttpAdapterHost,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const adapter = this.adapterHost?.httpAdapter;
+    if (this.options.http === false || !adapter) return;
+    const http = resolveHttpOptions(this.options.http);
+    const streamable = new StreamableHttpHandler(this.server, http, new InMemoryEventStore());
+    const legacy = http.legacySse ? new LegacySseHandler(this.server, http) : undefined;
+    const paths = [http.path, ...(http.legacySse ? [http.legacySse.ssePath, http.legacySse.messagePath] : [])];
+    const serve = (req: IncomingMessage, res: ServerResponse, body?: unknown) => {
+      const path = (req.url ?? '/').split('?', 1)[0];
+      if (path === http.path) void streamable.handle(req, res, body);
+      else void legacy?.handle(req, res, body);
+    };
+    if (http.mount === 'express') {
+      mountOnExpress(adapter.getInstance(), paths, serve);
+    } else {
+      const httpServer = adapter.getHttpServer() as Server;
+      this.unmount = mountOnHttpServer(httpServer, (req, res) => {
+        const path = (req.url ?? '/').split('?', 1)[0];
+        if (!paths.includes(path)) return false;
+        serve(req, res);
+        return true;
+      });
+    }
+    this.server.markListening('streamable-http', true);
+    if (legacy) this.server.markListening('sse', true);
+    this.logger.log(`MCP server "${this.options.name}" at ${http.path} (${http.sessionMode}, mounted on ${http.mount === 'express' ? 'Express' : 'the HTTP server'})`);
+  }
+
+  onApplicationShutdown(): void {
+    this.unmount?.();
+    this.server.markListening('streamable-http', false);
+    this.server.markListening('sse', false);
+  }
+}

@@ -1,0 +1,87 @@
+import { JsonRpcMessage } from '@conduit-mcp/core';
+import { MessageSink } from '../../session/message-sink.interface';
+import { EventStore } from './event.store';
+import { SseStream } from './sse.stream';
+
+/** Reconnection delay sent in priming events and before the server closes a connection early (`retry:`). */
+export const SSE_RETRY_MS = 1_000;
+
+/**
+ * An SSE stream of a stateful Streamable HTTP session that outlives its connections: every message is recorded in
+ * the event store before it is written, under an event id, so a client that lost the connection resumes with
+ * `GET` + `Last-Event-ID` and gets the rest. At most one connection at a time; attaching another replaces it.
+ */
+export class ResumableStream implements MessageSink {
+  private connection: SseStream | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly store: EventStore,
+    readonly sessionId: string,
+    readonly streamId: string,
+  ) {}
+
+  /** True once the stream ended or stopped taking messages. */
+  get closed(): boolean {
+    return this.stopped;
+  }
+
+  /** Makes `connection` the one events are written to, ending the previous connection. */
+  attach(connection: SseStream): void {
+    const previous = this.connection;
+    this.connection = connection;
+    if (previous && previous !== connection) previous.end();
+    connection.onClose(() => {
+      if (this.connection === connection) this.connection = undefined;
+    });
+    if (this.stopped) connection.end();
+  }
+
+  /**
+   * Writes a priming event, an event id with empty data, so the client can resume from the start (SEP-1699), with
+   * the reconnection delay.
+   */
+  prime(retryMs = SSE_RETRY_MS): void {
+    if (this.stopped) return;
+    const id = this.store.append(this.sessionId, this.streamId);
+    this.connection?.writeEvent({ id, retry: retryMs, data: '' });
+  }
+
+  /** Records a message, then writes it if a connection is attached. False once the stream is closed. */
+  send(message: JsonRpcMessage): boolean {
+    if (this.stopped) return false;
+    const id = this.store.append(this.sessionId, this.streamId, message);
+    this.connection?.send(message, id);
+    return true;
+  }
+
+  /** Ends the stream for good: nothing more is recorded, the connection ends, a resumption gets no more. */
+  finish(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.store.end(this.sessionId, this.streamId);
+    this.connection?.end();
+  }
+
+  /**
+   * Stops taking messages and ends the connection, but leaves the recorded events resumable (a standalone stream
+   * whose connection went away: a later `GET` with `Last-Event-ID` continues it).
+   */
+  detach(): void {
+    this.stopped = true;
+    this.connection?.end();
+  }
+
+  /**
+   * Closes the connection without ending the stream (SEP-1699 polling): sends a priming event carrying `retryMs`,
+   * then ends the response; the client reconnects with `Last-Event-ID` and gets the rest. False when no
+   * connection is attached.
+   */
+  closeConnection(retryMs = SSE_RETRY_MS): boolean {
+    const connection = this.connection;
+    if (!connection || this.stopped) return false;
+    this.prime(retryMs);
+    connection.end();
+    return true;
+  }
+}

@@ -1,0 +1,132 @@
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { JsonRpcMessage, SseOutgoingEvent, encodeSseComment, encodeSseEvent } from '@conduit-mcp/core';
+import { MessageSink } from '../../session/message-sink.interface';
+
+/** Options of {@link SseStream}. */
+export interface SseStreamOptions {
+  /** Interval of `: ping` comments while nothing else is written; 0 sends none. */
+  keepAliveMs: number;
+  /** Extra response headers (`Mcp-Session-Id`). */
+  headers?: OutgoingHttpHeaders;
+  /** Called on each keep-alive comment, e.g. to keep the session from being evicted as idle. */
+  onKeepAlive?: () => void;
+}
+
+// A client that lets this much pile up unread is cut off (it may resume from the event store).
+const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+
+const SSE_HEADERS: OutgoingHttpHeaders = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+};
+
+/**
+ * One HTTP response used as a Server-Sent Events connection: writes the SSE head at once, then events and
+ * keep-alive comments. Never throws; every write after the connection closed is dropped and reported as false.
+ */
+export class SseStream implements MessageSink {
+  private ended = false;
+  private lastWrite = Date.now();
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly closeListeners = new Set<() => void>();
+
+  constructor(
+    private readonly res: ServerResponse,
+    options: SseStreamOptions,
+  ) {
+    res.on('close', () => this.markClosed());
+    res.on('error', () => this.markClosed());
+    try {
+      res.writeHead(200, { ...SSE_HEADERS, ...options.headers });
+      res.flushHeaders();
+    } catch {
+      this.end();
+    }
+    if (options.keepAliveMs > 0 && !this.ended) {
+      this.timer = setInterval(() => {
+        if (Date.now() - this.lastWrite < options.keepAliveMs) return;
+        if (this.write(encodeSseComment('ping'))) options.onKeepAlive?.();
+      }, options.keepAliveMs);
+      this.timer.unref();
+    }
+  }
+
+  get closed(): boolean {
+    return this.ended || this.res.destroyed || this.res.writableEnded;
+  }
+
+  /** Writes a message as an SSE `message` event, with an event id when given. */
+  send(message: JsonRpcMessage, id?: string): boolean {
+    let data: string;
+    try {
+      data = JSON.stringify(message);
+    } catch {
+      return false;
+    }
+    return this.writeEvent({ id, event: 'message', data });
+  }
+
+  writeEvent(event: SseOutgoingEvent): boolean {
+    let chunk: string;
+    try {
+      chunk = encodeSseEvent(event);
+    } catch {
+      return false;
+    }
+    return this.write(chunk);
+  }
+
+  /** Ends the response (the stream, or only this connection of a resumable stream). */
+  end(): void {
+    if (this.ended) return;
+    this.markClosed();
+    try {
+      if (!this.res.writableEnded) this.res.end();
+    } catch {
+      this.res.destroy();
+    }
+  }
+
+  /** Runs `listener` once when the connection closes, whichever side closed it. Returns an unsubscribe. */
+  onClose(listener: () => void): () => void {
+    if (this.ended) {
+      listener();
+      return () => undefined;
+    }
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
+  private write(chunk: string): boolean {
+    if (this.closed) return false;
+    try {
+      this.res.write(chunk);
+    } catch {
+      this.res.destroy();
+      return false;
+    }
+    this.lastWrite = Date.now();
+    if (this.res.writableLength > MAX_BUFFERED_BYTES) {
+      this.res.destroy();
+      return false;
+    }
+    return true;
+  }
+
+  private markClosed(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.timer) clearInterval(this.timer);
+    const listeners = [...this.closeListeners];
+    this.closeListeners.clear();
+    for (const listener of listeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure must not break the transport.
+      }
+    }
+  }
+}

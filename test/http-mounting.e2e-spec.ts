@@ -1,0 +1,68 @@
+import { Injectable, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { McpModule, McpTool } from '@conduit-mcp/server';
+import type { NextFunction, Request, Response } from 'express';
+
+@Injectable()
+class Tools {
+  @McpTool({ name: 'alpha_only', server: 'alpha' })
+  alpha() {
+    return 'alpha';
+  }
+
+  @McpTool({ name: 'everywhere' })
+  everywhere() {
+    return 'everywhere';
+  }
+}
+
+async function listTools(url: string): Promise<string[]> {
+  const client = new Client({ name: 'mount-test', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const { tools } = await client.listTools();
+  await client.close();
+  return tools.map((tool) => tool.name);
+}
+
+describe('mounting the HTTP transport', () => {
+  it('serves two servers on two paths of one app, ahead of Express', async () => {
+    @Module({
+      imports: [
+        McpModule.forRoot({ name: 'alpha', version: '1', http: { path: '/alpha', legacySse: false } }),
+        McpModule.forRoot({ name: 'beta', version: '1', http: { path: '/beta', legacySse: false } }),
+      ],
+      providers: [Tools],
+    })
+    class TwoServers {}
+    const app = await NestFactory.create(TwoServers, { logger: false });
+    await app.listen(0, '127.0.0.1');
+    const base = await app.getUrl();
+    try {
+      expect(await listTools(`${base}/alpha`)).toEqual(['alpha_only', 'everywhere']);
+      expect(await listTools(`${base}/beta`)).toEqual(['everywhere']);
+      expect((await fetch(`${base}/elsewhere`)).status).toBe(404);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("as an Express route, lets the app's middleware see MCP requests", async () => {
+    const seen: string[] = [];
+    @Module({ imports: [McpModule.forRoot({ name: 'express', version: '1', http: { mount: 'express' } })], providers: [Tools] })
+    class ExpressMounted implements NestModule {
+      configure(consumer: MiddlewareConsumer) {
+        consumer.apply((req: Request, _res: Response, next: NextFunction) => (seen.push(`${req.method} ${req.path}`), next())).forRoutes('*path');
+      }
+    }
+    const app = await NestFactory.create(ExpressMounted, { logger: false });
+    await app.listen(0, '127.0.0.1');
+    try {
+      expect(await listTools(`${await app.getUrl()}/mcp`)).toEqual(['everywhere']);
+      expect(seen).toEqual(expect.arrayContaining(['POST /mcp']));
+    } finally {
+      await app.close();
+    }
+  });
+});

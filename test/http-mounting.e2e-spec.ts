@@ -53,7 +53,7 @@ describe('mounting the HTTP transport', () => {
     @Module({ imports: [McpModule.forRoot({ name: 'express', version: '1', http: { mount: 'express' } })], providers: [Tools] })
     class ExpressMounted implements NestModule {
       configure(consumer: MiddlewareConsumer) {
-        consumer.apply((req: Request, _res: Response, next: NextFunction) => (seen.push(`${req.method} ${req.path}`), next())).forRoutes('*path');
+        consumer.apply((req: Request, _res: Response, next: NextFunction) => (seen.push(`${req.method} ${req.originalUrl}`), next())).forRoutes('*path');
       }
     }
     const app = await NestFactory.create(ExpressMounted, { logger: false });

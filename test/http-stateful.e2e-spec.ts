@@ -15,7 +15,7 @@ describe('Streamable HTTP, stateful sessions, with the official SDK 1.x client',
   });
 
   interopScenarios({
-    sessionNotifications: true,
+    sessions: true,
     serverRequests: true,
     connect: async () => {
       const peer = answeringClient();

@@ -15,8 +15,8 @@ describe('Streamable HTTP, stateless mode, with the official SDK 1.x client', ()
   });
 
   interopScenarios({
-    // Without a session there is no stream to carry notifications outside a request, nor one for questions.
-    sessionNotifications: false,
+    // Without a session nothing the client sets lasts, and there is no stream outside a request nor one for questions.
+    sessions: false,
     serverRequests: false,
     connect: async () => {
       const peer = answeringClient();

@@ -15,7 +15,7 @@ describe('HTTP+SSE (2024-11-05 transport), with the official SDK 1.x client', ()
   });
 
   interopScenarios({
-    sessionNotifications: true,
+    sessions: true,
     serverRequests: true,
     connect: async () => {
       const peer = answeringClient();

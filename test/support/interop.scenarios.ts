@@ -6,8 +6,11 @@ import { AnsweringClient } from './sdk-client';
 export interface InteropTarget {
   /** A connected answering client; called once per test. */
   connect(): Promise<AnsweringClient>;
-  /** Whether server-initiated notifications outside a request reach the client (not in stateless mode). */
-  sessionNotifications: boolean;
+  /**
+   * Whether the connection is a session (not in stateless mode): state the client sets (log level, subscriptions)
+   * lasts across requests, and notifications outside a request reach the client.
+   */
+  sessions: boolean;
   /** Whether the server can ask the client questions (not in stateless mode). */
   serverRequests: boolean;
 }
@@ -116,19 +119,25 @@ export function interopScenarios(target: InteropTarget): void {
     expect(ids.completion.values).toEqual(['welcome']);
   });
 
-  it('reports progress and filters log messages by the level the client set', async () => {
-    await client.setLoggingLevel('info');
+  it('reports progress on the request stream', async () => {
     const progress: number[] = [];
     const result = await client.callTool({ name: 'weather_report', arguments: { steps: 3 } }, undefined, {
       onprogress: (p) => progress.push(p.progress),
     });
     expect(textOf(result)).toBe('Report compiled in 3 steps.');
     expect(progress).toEqual([1, 2, 3]);
-    expect(peer.recorder.notifications('notifications/message')).toEqual([]);
-    await client.setLoggingLevel('debug');
-    await client.callTool({ name: 'weather_report', arguments: { steps: 2 } });
-    expect(peer.recorder.notifications('notifications/message').map((n) => (n.params as { level: string }).level)).toEqual(['debug', 'debug']);
   });
+
+  if (target.sessions) {
+    it('filters log messages by the level the client set', async () => {
+      await client.setLoggingLevel('info');
+      await client.callTool({ name: 'weather_report', arguments: { steps: 2 } });
+      expect(peer.recorder.notifications('notifications/message')).toEqual([]);
+      await client.setLoggingLevel('debug');
+      await client.callTool({ name: 'weather_report', arguments: { steps: 2 } });
+      expect(peer.recorder.notifications('notifications/message').map((n) => (n.params as { level: string }).level)).toEqual(['debug', 'debug']);
+    });
+  }
 
   it('cancels a running tool: the handler is aborted and no response is sent', async () => {
     const controller = new AbortController();
@@ -165,7 +174,7 @@ export function interopScenarios(target: InteropTarget): void {
     });
   }
 
-  if (target.sessionNotifications) {
+  if (target.sessions) {
     it('notifies subscribers when a resource changes, and stops after unsubscribe', async () => {
       await client.subscribeResource({ uri: 'notes://index' });
       await client.callTool({ name: 'add_note', arguments: { title: 'Watched', body: 'x' } });

@@ -25,9 +25,10 @@ export class NotificationTools {
 
   @McpTool({
     name: 'test_reconnection',
-    description: 'SSE polling (SEP-1699): answers after a pause, during which the client may reconnect.',
+    description: 'SSE polling (SEP-1699): closes its stream mid-call, then answers after the client reconnects.',
   })
   async reconnection(@McpCtx() ctx: McpRequestContext) {
+    ctx.closeSseStream();
     await delay(100, ctx.signal);
     return 'Reconnection test completed successfully.';
   }

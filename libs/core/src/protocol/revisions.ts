@@ -36,3 +36,7 @@ export function negotiateLegacyRevision(
     ? (requested as LegacyRevision)
     : supported[0];
 }
+
+/** `_meta` keys of the protocol (modern era: every request names its revision and the client's capabilities). */
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';

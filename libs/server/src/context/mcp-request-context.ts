@@ -93,6 +93,15 @@ export class McpRequestContext {
     this.send('notifications/progress', params);
   }
 
+  /**
+   * Closes the HTTP connection of this request's SSE stream while the handler goes on (SEP-1699 polling, revision
+   * 2025-11-25): the client reconnects with `Last-Event-ID` and receives what was sent meanwhile, and the result.
+   * Useful before long waits. False where the stream cannot be resumed (stdio, stateless HTTP, older revisions).
+   */
+  closeSseStream(retryMs?: number): boolean {
+    return this.stream?.closeConnection?.(retryMs) ?? false;
+  }
+
   /** Sends a log message to the client, if its level passes the one set with `logging/setLevel`. */
   log(level: LoggingLevel, data: unknown, logger?: string): void {
     const threshold = this.session.logLevel;

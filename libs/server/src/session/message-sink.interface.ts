@@ -5,4 +5,9 @@ export interface MessageSink {
   /** Queues one message; never throws. Returns false when the sink is closed and the message was not taken. */
   send(message: JsonRpcMessage): boolean;
   readonly closed: boolean;
+  /**
+   * SEP-1699: closes the underlying connection while keeping the stream resumable (the client reconnects with
+   * `Last-Event-ID` and gets the rest). Absent or false where the stream cannot be resumed.
+   */
+  closeConnection?(retryMs?: number): boolean;
 }

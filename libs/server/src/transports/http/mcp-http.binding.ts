@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { McpModuleOptions } from '../../interfaces/mcp-module-options.interface';
@@ -13,9 +13,10 @@ import { StreamableHttpHandler } from './streamable-http.handler';
 /**
  * Serves the server's Streamable HTTP endpoint (and the legacy HTTP+SSE one) on the app's HTTP server: ahead of the
  * Express router by default, or as Express routes. Does nothing in an application context without HTTP (stdio).
+ * Mounts on module init: Express routes must come before the 404 handler Nest adds ahead of the bootstrap hooks.
  */
 @Injectable()
-export class McpHttpBinding implements OnApplicationBootstrap, OnApplicationShutdown {
+export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpHttp');
   private unmount: (() => void) | undefined;
 
@@ -25,7 +26,7 @@ export class McpHttpBinding implements OnApplicationBootstrap, OnApplicationShut
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
-  onApplicationBootstrap(): void {
+  onModuleInit(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (this.options.http === false || !adapter) return;
     const http = resolveHttpOptions(this.options.http);

@@ -16,7 +16,6 @@ export interface ReplyStream {
  * requests.
  */
 export interface PollableStream extends MessageSink {
-  /** Closes the HTTP connection, keeping the stream resumable. False when the stream cannot be resumed. */
   closeConnection(retryMs?: number): boolean;
 }
 

@@ -7,6 +7,7 @@ import {
   JsonRpcId,
   JsonRpcResponse,
   LEGACY_REVISIONS,
+  META_PROTOCOL_VERSION,
   MODERN_REVISIONS,
   classifyMessage,
   errorResponse,
@@ -29,8 +30,6 @@ import { SseStream } from './sse.stream';
 
 const SESSION_HEADER = 'mcp-session-id';
 const VERSION_HEADER = 'mcp-protocol-version';
-// The `_meta` key by which a modern-era request names its protocol revision.
-const VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 // Streams of sessions at this revision or later open with a priming event (SEP-1699).
 const PRIMING_REVISION = '2025-11-25';
 const SESSION_NOT_FOUND = -32001;
@@ -326,7 +325,7 @@ function isModern(messages: ClassifiedMessage[], version: string | undefined): b
   return messages.some((message) => {
     if (message.kind !== 'request' && message.kind !== 'notification') return false;
     const meta = message.message.params?._meta;
-    return typeof meta === 'object' && meta !== null && VERSION_META_KEY in meta;
+    return typeof meta === 'object' && meta !== null && META_PROTOCOL_VERSION in meta;
   });
 }
 

@@ -152,6 +152,14 @@ export function interopScenarios(target: InteropTarget): void {
     expect(responses).toEqual([]);
   });
 
+  if (!target.serverRequests) {
+    it('refuses at once a tool that needs to ask the client, with a clear error', async () => {
+      const error = await errorOf(client.callTool({ name: 'summarize_forecast', arguments: { city: 'Oslo' } }));
+      expect(error.code).toBe(-32000);
+      expect(error.message).toMatch(/sampling\/createMessage needs a session/);
+    });
+  }
+
   if (target.serverRequests) {
     it('asks the client to confirm through elicitation', async () => {
       const added = await client.callTool({ name: 'add_note', arguments: { title: 'Temp', body: 'x' } });

@@ -326,3 +326,30 @@ describe('several servers in one app', () => {
     await moduleRef.close();
   });
 });
+
+describe('McpModule.forRootAsync', () => {
+  @Injectable()
+  class Hello {
+    @McpTool({ name: 'hello' }) hello() { return 'hello'; }
+  }
+
+  @Injectable()
+  class NeedsAsync {
+    constructor(@InjectMcpServer('async') readonly server: McpServer) {}
+  }
+
+  it('takes its options from a factory and registers the named server', async () => {
+    @Module({
+      imports: [McpModule.forRootAsync({ name: 'async', useFactory: async () => ({ name: 'async', version: '2.0.0', instructions: 'from a factory', http: false }) })],
+      providers: [Hello, NeedsAsync],
+    })
+    class AsyncModule {}
+    const moduleRef = await Test.createTestingModule({ imports: [AsyncModule] }).compile();
+    await moduleRef.init();
+    const client = RawClient.connect(moduleRef.get(NeedsAsync).server);
+    const init = (await client.initialize()).result as Record<string, unknown>;
+    expect(init).toMatchObject({ serverInfo: { name: 'async', version: '2.0.0' }, instructions: 'from a factory', capabilities: { tools: {} } });
+    await client.close();
+    await moduleRef.close();
+  });
+});

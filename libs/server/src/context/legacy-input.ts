@@ -23,23 +23,27 @@ export class LegacyInput implements McpInput {
 
   async elicit(_key: string, params: ElicitRequestParams): Promise<ElicitResult> {
     const mode = params.mode ?? 'form';
-    this.require(mode === 'url' ? 'elicitation.url' : 'elicitation', (c) =>
+    this.require(mode === 'url' ? 'elicitation.url' : 'elicitation', 'elicitation/create', (c) =>
       mode === 'url' ? !!c.elicitation?.url : !!c.elicitation,
     );
     return (await this.ask('elicitation/create', params as Record<string, unknown>)) as unknown as ElicitResult;
   }
 
   async sample(_key: string, params: CreateMessageRequestParams): Promise<CreateMessageResult> {
-    this.require('sampling', (c) => !!c.sampling);
+    this.require('sampling', 'sampling/createMessage', (c) => !!c.sampling);
     return (await this.ask('sampling/createMessage', params as unknown as Record<string, unknown>)) as unknown as CreateMessageResult;
   }
 
   async roots(_key: string): Promise<ListRootsResult> {
-    this.require('roots', (c) => !!c.roots);
+    this.require('roots', 'roots/list', (c) => !!c.roots);
     return (await this.ask('roots/list', {})) as unknown as ListRootsResult;
   }
 
-  private require(name: string, has: (capabilities: ClientCapabilities) => boolean): void {
+  private require(name: string, method: string, has: (capabilities: ClientCapabilities) => boolean): void {
+    // The client's answer arrives in a later HTTP request, which only a session can route back here.
+    if (!this.session.persistent) {
+      throw new McpError(ErrorCode.ServerError, `${method} needs a session; this server runs stateless HTTP`);
+    }
     if (!has(this.session.clientCapabilities)) {
       throw new McpError(ErrorCode.InvalidRequest, `The client does not support ${name}`);
     }

@@ -241,11 +241,22 @@ describe('McpModule over an in-memory transport', () => {
   it('publishes request and tool telemetry with sanitized client-supplied names', async () => {
     const requests: Array<Record<string, unknown>> = [];
     const tools: Array<Record<string, unknown>> = [];
+    const others: Array<Record<string, unknown>> = [];
     const onRequest = (event: unknown) => requests.push(event as Record<string, unknown>);
     const onTool = (event: unknown) => tools.push(event as Record<string, unknown>);
+    const onOther = (event: unknown) => others.push(event as Record<string, unknown>);
     subscribe(MCP_CHANNELS.request, onRequest);
     subscribe(MCP_CHANNELS.tool, onTool);
+    subscribe(MCP_CHANNELS.resource, onOther);
+    subscribe(MCP_CHANNELS.prompt, onOther);
     try {
+      await client.request('resources/read', { uri: 'memo://7\u202e' });
+      await client.request('prompts/get', { name: 'p1' });
+      expect(others).toEqual([
+        expect.objectContaining({ server: 'unit', name: 'memo://7', template: 'memo://{id}', status: 'ok' }),
+        expect.objectContaining({ server: 'unit', name: 'p1', status: 'ok' }),
+      ]);
+      requests.length = 0;
       await call('shout', { text: 'x' });
       await call('tool_error');
       await client.request('evil/\u0007method\u2028');
@@ -262,6 +273,8 @@ describe('McpModule over an in-memory transport', () => {
     } finally {
       unsubscribe(MCP_CHANNELS.request, onRequest);
       unsubscribe(MCP_CHANNELS.tool, onTool);
+      unsubscribe(MCP_CHANNELS.resource, onOther);
+      unsubscribe(MCP_CHANNELS.prompt, onOther);
     }
   });
 

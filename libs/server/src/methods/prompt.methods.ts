@@ -9,7 +9,7 @@ import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { DEFAULT_PAGE_SIZE } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
-import { McpOutcome, McpTelemetry } from '../telemetry/mcp.telemetry';
+import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
 import { visible } from './visible';
 
@@ -39,20 +39,12 @@ export class PromptMethods {
     const missing = (prompt.definition.arguments ?? []).filter((arg) => arg.required && args[arg.name] === undefined);
     if (missing.length) throw invalidParams(`Missing required arguments: ${missing.map((arg) => arg.name).join(', ')}`);
     ctx.target = { kind: 'prompt', name };
-    const started = performance.now();
-    let status: McpOutcome = 'error';
-    let errorCode: number | undefined;
-    try {
-      const result = toGetPromptResult(await prompt.invoke(args, ctx), prompt.definition.description);
-      status = 'ok';
-      return result;
-    } catch (error) {
-      const mapped = toMcpError(error);
-      errorCode = mapped.code;
-      if (ctx.signal.aborted) status = 'cancelled';
-      throw mapped;
-    } finally {
-      this.telemetry.handler('prompt', { server: this.options.name, name, status, errorCode, durationMs: McpTelemetry.since(started) });
-    }
+    return this.telemetry.track('prompt', { server: this.options.name, name }, ctx.signal, async () => {
+      try {
+        return toGetPromptResult(await prompt.invoke(args, ctx), prompt.definition.description);
+      } catch (error) {
+        throw toMcpError(error);
+      }
+    });
   }
 }

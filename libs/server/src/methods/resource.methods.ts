@@ -10,7 +10,7 @@ import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { DEFAULT_PAGE_SIZE } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
-import { McpOutcome, McpTelemetry } from '../telemetry/mcp.telemetry';
+import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { requireString } from './params';
 import { visible } from './visible';
 
@@ -47,28 +47,14 @@ export class ResourceMethods {
     const { resource, variables } = found;
     const template = 'uriTemplate' in resource.definition ? resource.definition.uriTemplate : undefined;
     ctx.target = { kind: 'resource', name: uri };
-    const started = performance.now();
-    let status: McpOutcome = 'error';
-    let errorCode: number | undefined;
-    try {
-      const value = await resource.invoke(template ? variables : {}, ctx);
-      status = 'ok';
-      return toReadResourceResult(value, uri, resource.definition.mimeType);
-    } catch (error) {
-      const mapped = toMcpError(error, () => resourceNotFound(sanitizeText(uri, 512)));
-      errorCode = mapped.code;
-      if (ctx.signal.aborted) status = 'cancelled';
-      throw mapped;
-    } finally {
-      this.telemetry.handler('resource', {
-        server: this.options.name,
-        name: sanitizeText(uri, 512),
-        template,
-        status,
-        errorCode,
-        durationMs: McpTelemetry.since(started),
-      });
-    }
+    const shownUri = sanitizeText(uri, 512);
+    return this.telemetry.track('resource', { server: this.options.name, name: shownUri, template }, ctx.signal, async () => {
+      try {
+        return toReadResourceResult(await resource.invoke(template ? variables : {}, ctx), uri, resource.definition.mimeType);
+      } catch (error) {
+        throw toMcpError(error, () => resourceNotFound(shownUri));
+      }
+    });
   }
 
   async subscribe(params: McpParams, _ctx: McpRequestContext, origin: DispatchOrigin): Promise<Record<string, never>> {

@@ -11,7 +11,7 @@ import { DEFAULT_PAGE_SIZE } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { RegisteredTool } from '../registry/registry.types';
-import { McpOutcome, McpTelemetry } from '../telemetry/mcp.telemetry';
+import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
 import { visible } from './visible';
 
@@ -38,20 +38,14 @@ export class ToolMethods {
     const tool = this.registry.tool(name);
     if (!tool) throw invalidParams(`Unknown tool: ${echo(name)}`);
     ctx.target = { kind: 'tool', name };
-    const started = performance.now();
-    let status: McpOutcome = 'error';
-    let errorCode: number | undefined;
-    try {
-      const result = await this.run(tool, optionalObject(params, 'arguments'), ctx);
-      status = result.isError ? 'tool_error' : 'ok';
-      return result;
-    } catch (error) {
-      errorCode = error instanceof McpError ? error.code : undefined;
-      if (ctx.signal.aborted) status = 'cancelled';
-      throw error;
-    } finally {
-      this.telemetry.handler('tool', { server: this.options.name, name, status, errorCode, durationMs: McpTelemetry.since(started) });
-    }
+    const args = optionalObject(params, 'arguments');
+    return this.telemetry.track(
+      'tool',
+      { server: this.options.name, name },
+      ctx.signal,
+      () => this.run(tool, args, ctx),
+      (result) => (result.isError ? 'tool_error' : 'ok'),
+    );
   }
 
   private async run(tool: RegisteredTool, args: Record<string, unknown>, ctx: McpRequestContext): Promise<CallToolResult> {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { McpError } from '@conduit-mcp/core';
 import { channel } from 'node:diagnostics_channel';
 
 /** Names of the `node:diagnostics_channel` channels the server publishes on. */
@@ -67,6 +68,33 @@ export class McpTelemetry {
   handler(kind: 'tool' | 'resource' | 'prompt', event: McpHandlerEvent): void {
     const target = channels[kind];
     if (target.hasSubscribers) target.publish(event);
+  }
+
+  /**
+   * Runs one handler and publishes its event on the `kind` channel: its duration, and its outcome (`outcome` of the
+   * result, `cancelled` when `signal` aborted it, else `error` with the code of the McpError it threw).
+   */
+  async track<T>(
+    kind: 'tool' | 'resource' | 'prompt',
+    event: Pick<McpHandlerEvent, 'server' | 'name' | 'template'>,
+    signal: AbortSignal,
+    run: () => Promise<T>,
+    outcome: (result: T) => McpOutcome = () => 'ok',
+  ): Promise<T> {
+    const started = performance.now();
+    let status: McpOutcome = 'error';
+    let errorCode: number | undefined;
+    try {
+      const result = await run();
+      status = outcome(result);
+      return result;
+    } catch (error) {
+      if (signal.aborted) status = 'cancelled';
+      else if (error instanceof McpError) errorCode = error.code;
+      throw error;
+    } finally {
+      this.handler(kind, { ...event, status, errorCode, durationMs: McpTelemetry.since(started) });
+    }
   }
 
   cancelled(event: McpCancelledEvent): void {

@@ -9,6 +9,8 @@ export const ErrorCode = {
   InternalError: -32603,
   /** Server-defined: a generic refusal (busy, forbidden, session problems). */
   ServerError: -32000,
+  /** Streamable HTTP: the `Mcp-Session-Id` names no live session (sent with 404). */
+  SessionNotFound: -32001,
   /** MCP legacy era: resource not found. */
   ResourceNotFound: -32002,
   /** MCP: the client declined or cancelled an URL elicitation that was required. */

@@ -3,7 +3,6 @@ import { GetPromptResult, invalidParams } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
 import { toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
-import { paginate } from '../dispatch/pagination';
 import { toGetPromptResult } from '../dispatch/result.normalizer';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { DEFAULT_PAGE_SIZE } from '../mcp.constants';
@@ -11,7 +10,7 @@ import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
-import { visible } from './visible';
+import { listPage } from './list-page';
 
 /** `prompts/list` and `prompts/get`. */
 @Injectable()
@@ -23,9 +22,7 @@ export class PromptMethods {
   ) {}
 
   async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    const prompts = await visible(this.registry.listPrompts(), ctx);
-    const { page, nextCursor } = paginate(prompts, params.cursor, this.options.pageSize ?? DEFAULT_PAGE_SIZE);
-    return { prompts: page.map((prompt) => prompt.definition), ...(nextCursor ? { nextCursor } : {}) };
+    return listPage('prompts', this.registry.listPrompts(), ctx, params.cursor, this.options.pageSize ?? DEFAULT_PAGE_SIZE);
   }
 
   async get(params: McpParams, ctx: McpRequestContext): Promise<GetPromptResult> {

@@ -4,7 +4,6 @@ import { McpRequestContext } from '../context/mcp-request-context';
 import { DispatchOrigin } from '../dispatch/dispatch-origin.interface';
 import { toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
-import { paginate } from '../dispatch/pagination';
 import { toReadResourceResult } from '../dispatch/result.normalizer';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { DEFAULT_PAGE_SIZE } from '../mcp.constants';
@@ -12,7 +11,7 @@ import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { requireString } from './params';
-import { visible } from './visible';
+import { listPage } from './list-page';
 
 /** Most subscriptions one session may hold. */
 const MAX_SUBSCRIPTIONS = 1_000;
@@ -29,15 +28,11 @@ export class ResourceMethods {
   ) {}
 
   async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    const resources = await visible(this.registry.listResources(), ctx);
-    const { page, nextCursor } = paginate(resources, params.cursor, this.pageSize);
-    return { resources: page.map((resource) => resource.definition), ...(nextCursor ? { nextCursor } : {}) };
+    return listPage('resources', this.registry.listResources(), ctx, params.cursor, this.pageSize);
   }
 
   async listTemplates(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    const templates = await visible(this.registry.listTemplates(), ctx);
-    const { page, nextCursor } = paginate(templates, params.cursor, this.pageSize);
-    return { resourceTemplates: page.map((template) => template.definition), ...(nextCursor ? { nextCursor } : {}) };
+    return listPage('resourceTemplates', this.registry.listTemplates(), ctx, params.cursor, this.pageSize);
   }
 
   async read(params: McpParams, ctx: McpRequestContext): Promise<ReadResourceResult> {

@@ -3,7 +3,6 @@ import { CallToolResult, ErrorCode, McpError, SchemaValidator, invalidParams, sa
 import { McpRequestContext } from '../context/mcp-request-context';
 import { toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
-import { paginate } from '../dispatch/pagination';
 import { toCallToolResult } from '../dispatch/result.normalizer';
 import { McpToolError } from '../errors/mcp-tool.error';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
@@ -13,7 +12,7 @@ import { McpRegistry } from '../registry/mcp.registry';
 import { RegisteredTool } from '../registry/registry.types';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
-import { visible } from './visible';
+import { listPage } from './list-page';
 
 /** `tools/list` and `tools/call`. */
 @Injectable()
@@ -28,9 +27,7 @@ export class ToolMethods {
   ) {}
 
   async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    const tools = await visible(this.registry.listTools(), ctx);
-    const { page, nextCursor } = paginate(tools, params.cursor, this.options.pageSize ?? DEFAULT_PAGE_SIZE);
-    return { tools: page.map((tool) => tool.definition), ...(nextCursor ? { nextCursor } : {}) };
+    return listPage('tools', this.registry.listTools(), ctx, params.cursor, this.options.pageSize ?? DEFAULT_PAGE_SIZE);
   }
 
   async call(params: McpParams, ctx: McpRequestContext): Promise<CallToolResult> {

@@ -12,7 +12,6 @@ import { accepts, headerValue, isJsonContentType, requestPath } from './http-req
 import { sendEmpty, sendError } from './http-response.util';
 import { SseStream } from './sse.stream';
 
-const SESSION_NOT_FOUND = -32001;
 const noop = () => undefined;
 
 /**
@@ -71,7 +70,7 @@ export class LegacySseHandler {
     const sessionId = sessionIdOf(req);
     if (!sessionId) return sendError(res, 400, 'Bad Request: sessionId query parameter is required');
     const session = this.sessions.get(sessionId);
-    if (!session || session.closed) return sendError(res, 404, 'Session not found', { code: SESSION_NOT_FOUND });
+    if (!session || session.closed) return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound });
     if (!isJsonContentType(req)) return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
     const version = headerValue(req, 'mcp-protocol-version');
     if (version !== undefined && !isKnownRevision(version)) return sendError(res, 400, 'Bad Request: Unsupported protocol version');

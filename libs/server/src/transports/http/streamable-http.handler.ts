@@ -32,7 +32,6 @@ const SESSION_HEADER = 'mcp-session-id';
 const VERSION_HEADER = 'mcp-protocol-version';
 // Streams of sessions at this revision or later open with a priming event (SEP-1699).
 const PRIMING_REVISION = '2025-11-25';
-const SESSION_NOT_FOUND = -32001;
 // Modern era: JSON-RPC errors answered with 400 Bad Request (-32601 is 404).
 const MODERN_BAD_REQUEST_CODES = new Set<number>([
   ErrorCode.ParseError,
@@ -137,7 +136,7 @@ export class StreamableHttpHandler {
       return this.serve(req, res, messages, batch, this.initializeExchange());
     }
     const session = this.findSession(sessionId);
-    if (!session) return sendError(res, 404, 'Session not found', { code: SESSION_NOT_FOUND, id });
+    if (!session) return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound, id });
     if (initialize) return sendError(res, 400, 'Invalid Request: the session is already initialized', { code: ErrorCode.InvalidRequest, id });
     session.touch();
     return this.serve(req, res, messages, batch, { session, resumable: true, modern: false, headers: () => ({}) });
@@ -285,7 +284,7 @@ export class StreamableHttpHandler {
       return undefined;
     }
     const session = this.findSession(sessionId);
-    if (!session) sendError(res, 404, 'Session not found', { code: SESSION_NOT_FOUND });
+    if (!session) sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound });
     return session;
   }
 

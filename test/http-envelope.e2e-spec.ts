@@ -1,4 +1,5 @@
 import { startDemoServer, RunningServer } from './support/demo-server';
+import { WireSchema } from './support/wire-schema';
 
 const JSON_AND_SSE = 'application/json, text/event-stream';
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
@@ -49,6 +50,13 @@ describe('Streamable HTTP envelope', () => {
   it('gives a client with an unsupported version the latest one', async () => {
     const response = await post({ ...INIT, params: { ...INIT.params, protocolVersion: '1999-01-01' } });
     expect(await response.json()).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
+  });
+
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'])('agrees to revision %s when a client asks for it', async (revision) => {
+    const response = await post({ ...INIT, params: { ...INIT.params, protocolVersion: revision } });
+    const body = await response.json();
+    expect(body.result.protocolVersion).toBe(revision);
+    expect(WireSchema.for(revision).check(body, 'initialize')).toEqual([]);
   });
 
   it('400 without a session id, 404 for an unknown one, 404 after DELETE', async () => {

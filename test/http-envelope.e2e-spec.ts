@@ -54,7 +54,7 @@ describe('Streamable HTTP envelope', () => {
 
   it.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'])('agrees to revision %s when a client asks for it', async (revision) => {
     const response = await post({ ...INIT, params: { ...INIT.params, protocolVersion: revision } });
-    const body = await response.json();
+    const body = (await response.json()) as Record<string, unknown> & { result: { protocolVersion: string } };
     expect(body.result.protocolVersion).toBe(revision);
     expect(WireSchema.for(revision).check(body, 'initialize')).toEqual([]);
   });

@@ -366,3 +366,32 @@ describe('McpModule.forRootAsync', () => {
     await moduleRef.close();
   });
 });
+
+describe('questions to the client', () => {
+  @Injectable()
+  class Asks {
+    @McpTool({ name: 'nested_form' })
+    nested(@McpCtx() ctx: McpRequestContext) {
+      return ctx.input.elicit('form', {
+        message: 'Where?',
+        requestedSchema: { type: 'object', properties: { address: { type: 'object', properties: { city: { type: 'string' } } } } },
+      });
+    }
+
+    @McpTool({ name: 'sample' })
+    sample(@McpCtx() ctx: McpRequestContext) {
+      return ctx.input.sample('s', { messages: [], maxTokens: 1 }).then(() => 'sampled');
+    }
+  }
+
+  it('refuses a nested elicitation form schema as a server bug (-32603), and sampling a client that lacks it', async () => {
+    const { app, server } = await serve(Asks);
+    const client = RawClient.connect(server);
+    await client.initialize({ elicitation: {} });
+    expect((await client.request('tools/call', { name: 'nested_form' })).error).toEqual({ code: -32603, message: 'Internal error' });
+    expect((await client.request('tools/call', { name: 'sample' })).error).toMatchObject({ code: -32600, message: 'The client does not support sampling' });
+    expect(client.received.filter((m) => m.method === 'elicitation/create' || m.method === 'sampling/createMessage')).toEqual([]);
+    await client.close();
+    await app.close();
+  });
+});

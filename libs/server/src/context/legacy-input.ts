@@ -7,6 +7,7 @@ import {
   ListRootsResult,
   McpError,
   ErrorCode,
+  checkElicitationSchema,
 } from '@conduit-mcp/core';
 import { McpSession } from '../session/mcp-session';
 import { MessageSink } from '../session/message-sink.interface';
@@ -23,6 +24,11 @@ export class LegacyInput implements McpInput {
 
   async elicit(_key: string, params: ElicitRequestParams): Promise<ElicitResult> {
     const mode = params.mode ?? 'form';
+    if (params.mode !== 'url') {
+      // A schema outside the elicitation subset is the server's bug: clients would refuse it, so fail here, loudly.
+      const problems = checkElicitationSchema(params.requestedSchema);
+      if (problems.length) throw new Error(`Invalid elicitation schema: ${problems.join('; ')}`);
+    }
     this.require(mode === 'url' ? 'elicitation.url' : 'elicitation', 'elicitation/create', (c) =>
       mode === 'url' ? !!c.elicitation?.url : !!c.elicitation,
     );

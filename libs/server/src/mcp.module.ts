@@ -8,7 +8,12 @@ import { McpDispatcher } from './dispatch/mcp.dispatcher';
 import { McpRoutes } from './dispatch/mcp.routes';
 import { McpHealthIndicator } from './health/mcp.health';
 import { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import { LegacyEra } from './dispatch/legacy.era';
+import { ModernEra } from './dispatch/modern.era';
 import { CompletionMethods } from './methods/completion.methods';
+import { DiscoverMethods } from './methods/discover.methods';
+import { SubscriptionMethods } from './methods/subscription.methods';
+import { McpSubscriptionHub } from './subscriptions/subscription.hub';
 import { LifecycleMethods } from './methods/lifecycle.methods';
 import { PromptMethods } from './methods/prompt.methods';
 import { ResourceMethods } from './methods/resource.methods';
@@ -39,6 +44,11 @@ import { McpHttpBinding } from './transports/http/mcp-http.binding';
     ResourceMethods,
     PromptMethods,
     CompletionMethods,
+    DiscoverMethods,
+    SubscriptionMethods,
+    McpSubscriptionHub,
+    LegacyEra,
+    ModernEra,
     McpTelemetry,
     McpHealthIndicator,
     McpHttpBinding,

@@ -9,6 +9,7 @@ import { MCP_MODULE_OPTIONS } from './mcp.module-definition';
 import { McpRegistry } from './registry/mcp.registry';
 import { McpListKind } from './registry/registry.types';
 import { McpSession } from './session/mcp-session';
+import { McpSubscriptionHub } from './subscriptions/subscription.hub';
 import { InMemorySessionStore, SessionStore } from './session/session.store';
 import { connectTransport } from './transports/transport.connection';
 
@@ -26,6 +27,7 @@ export class McpServer implements McpEndpoint, OnApplicationBootstrap, OnApplica
     readonly registry: McpRegistry,
     private readonly explorer: McpExplorer,
     private readonly dispatcher: McpDispatcher,
+    private readonly subscriptions: McpSubscriptionHub,
   ) {
     const http = options.http || {};
     this.sessions = new InMemorySessionStore(http.maxSessions, http.sessionIdleMs);
@@ -42,7 +44,10 @@ export class McpServer implements McpEndpoint, OnApplicationBootstrap, OnApplica
 
   onApplicationBootstrap(): void {
     this.explorer.explore(this.name, this.registry);
-    this.registry.onListChanged((kind) => this.broadcastListChanged(kind));
+    this.registry.onListChanged((kind) => {
+      this.broadcastListChanged(kind);
+      this.subscriptions.listChanged(kind);
+    });
   }
 
   onApplicationShutdown(): void {
@@ -68,9 +73,12 @@ export class McpServer implements McpEndpoint, OnApplicationBootstrap, OnApplica
     else this.transports.delete(kind);
   }
 
-  /** Sends `notifications/resources/updated` to every session subscribed to `uri`. */
+  /**
+   * Sends `notifications/resources/updated` to every legacy session subscribed to `uri` and every modern
+   * `subscriptions/listen` stream watching it. Returns how many were sent.
+   */
   notifyResourceUpdated(uri: string): number {
-    let sent = 0;
+    let sent = this.subscriptions.resourceUpdated(uri);
     for (const session of this.sessions.values()) {
       if (session.subscriptions.has(uri) && session.notify('notifications/resources/updated', { uri })) sent++;
     }

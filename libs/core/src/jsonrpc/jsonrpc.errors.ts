@@ -15,6 +15,12 @@ export const ErrorCode = {
   ResourceNotFound: -32002,
   /** MCP: the client declined or cancelled an URL elicitation that was required. */
   UrlElicitationRequired: -32042,
+  /** MCP 2026-07-28: HTTP headers missing, malformed, or not matching the body (sent with 400). */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: the request needs a client capability the request did not declare (sent with 400). */
+  MissingRequiredClientCapability: -32021,
+  /** MCP 2026-07-28: the request's protocol version is not served here (sent with 400). */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 /** An error with a JSON-RPC code, safe to put on the wire: its message is meant for the peer. */

@@ -37,6 +37,17 @@ export function negotiateLegacyRevision(
     : supported[0];
 }
 
+export type ModernRevision = (typeof MODERN_REVISIONS)[number];
+export const LATEST_MODERN_REVISION: ModernRevision = MODERN_REVISIONS[0];
+
+export function isModernRevision(value: unknown): value is ModernRevision {
+  return typeof value === 'string' && (MODERN_REVISIONS as readonly string[]).includes(value);
+}
+
 /** `_meta` keys of the protocol (modern era: every request names its revision and the client's capabilities). */
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+export const META_SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';

@@ -11,6 +11,7 @@ import {
 import { McpSession } from '../session/mcp-session';
 import { MessageSink } from '../session/message-sink.interface';
 import { McpInput } from './mcp-input.interface';
+import { McpRequestState } from './mcp-request-state';
 
 /** What the dispatcher knows about a request when it builds its context. */
 export interface McpRequestContextInit {
@@ -25,6 +26,11 @@ export interface McpRequestContextInit {
   signal: AbortSignal;
   meta: Meta;
   input: McpInput;
+  state: McpRequestState;
+  clientInfo: Implementation | undefined;
+  clientCapabilities: ClientCapabilities;
+  /** The least severe level sent to the client right now; null sends nothing. */
+  logThreshold: () => LoggingLevel | null;
 }
 
 /** The context of one MCP request, handed to handlers through `@McpCtx()` and to guards and interceptors. */
@@ -45,11 +51,20 @@ export class McpRequestContext {
   readonly signal: AbortSignal;
   /** Questions to the client: elicitation, sampling, roots. */
   readonly input: McpInput;
+  /**
+   * Data kept across the rounds of a modern-era multi round-trip request (sealed into `requestState`); JSON values.
+   */
+  readonly state: McpRequestState;
+  /** Who the client says it is (legacy: from `initialize`; modern: from this request's `_meta`). */
+  readonly clientInfo: Implementation | undefined;
+  /** What the client can do (legacy: from `initialize`; modern: from this request's `_meta`, never inferred). */
+  readonly clientCapabilities: ClientCapabilities;
   /** The tool, resource or prompt this request addresses, once the dispatcher resolved it. */
   target: { kind: 'tool' | 'resource' | 'prompt' | 'completion'; name: string } | undefined;
 
   private readonly session: McpSession;
   private readonly stream: MessageSink | undefined;
+  private readonly logThreshold: () => LoggingLevel | null;
   private lastProgress = -Infinity;
 
   constructor(init: McpRequestContextInit) {
@@ -64,19 +79,15 @@ export class McpRequestContext {
     this.signal = init.signal;
     this.meta = init.meta;
     this.input = init.input;
+    this.state = init.state;
+    this.clientInfo = init.clientInfo;
+    this.clientCapabilities = init.clientCapabilities;
+    this.logThreshold = init.logThreshold;
   }
 
-  /** The session id (legacy era; a stateless request has a throw-away one). */
+  /** The session id (legacy era; a stateless or modern request has a throw-away one). */
   get sessionId(): string {
     return this.session.id;
-  }
-
-  get clientInfo(): Implementation | undefined {
-    return this.session.clientInfo;
-  }
-
-  get clientCapabilities(): ClientCapabilities {
-    return this.session.clientCapabilities;
   }
 
   /**
@@ -102,10 +113,13 @@ export class McpRequestContext {
     return this.stream?.closeConnection?.(retryMs) ?? false;
   }
 
-  /** Sends a log message to the client, if its level passes the one set with `logging/setLevel`. */
+  /**
+   * Sends a log message to the client if its level passes the client's: legacy, the level set with
+   * `logging/setLevel` (every level until it sets one); modern, the level in this request's `_meta` (none without).
+   */
   log(level: LoggingLevel, data: unknown, logger?: string): void {
-    const threshold = this.session.logLevel;
-    if (threshold && LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(threshold)) return;
+    const threshold = this.logThreshold();
+    if (threshold === null || LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(threshold)) return;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
     this.send('notifications/message', params);

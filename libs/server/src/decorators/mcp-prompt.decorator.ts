@@ -1,6 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 import { Icon, Meta, PromptArgument } from '@conduit-mcp/core';
 import { MCP_PROMPT_METADATA } from '../mcp.constants';
+import { McpCacheHint } from '../interfaces/mcp-module-options.interface';
 
 /** Options of `@McpPrompt`. */
 export interface McpPromptOptions {
@@ -13,6 +14,8 @@ export interface McpPromptOptions {
   icons?: Icon[];
   /** Which server(s) the prompt belongs to when the app has several. Default: every server. */
   server?: string | string[];
+  /** Modern-era caching hints for this prompt (the list it appears in takes the shortest `ttlMs`, and `private` wins). */
+  cache?: McpCacheHint;
   _meta?: Meta;
 }
 

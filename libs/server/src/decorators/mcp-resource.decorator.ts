@@ -1,6 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 import { Annotations, Icon, Meta } from '@conduit-mcp/core';
 import { MCP_RESOURCE_METADATA } from '../mcp.constants';
+import { McpCacheHint } from '../interfaces/mcp-module-options.interface';
 
 /** Options of `@McpResource`. */
 export interface McpResourceOptions {
@@ -16,6 +17,8 @@ export interface McpResourceOptions {
   icons?: Icon[];
   /** Which server(s) the resource belongs to when the app has several. Default: every server. */
   server?: string | string[];
+  /** Modern-era caching hints for this resource (the list it appears in takes the shortest `ttlMs`, and `private` wins). */
+  cache?: McpCacheHint;
   _meta?: Meta;
 }
 

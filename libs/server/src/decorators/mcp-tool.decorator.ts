@@ -1,6 +1,7 @@
 import { SetMetadata, Type } from '@nestjs/common';
 import { Icon, JsonSchemaObject, Meta, ToolAnnotations } from '@conduit-mcp/core';
 import { MCP_TOOL_METADATA } from '../mcp.constants';
+import { McpCacheHint } from '../interfaces/mcp-module-options.interface';
 
 /** Options of `@McpTool`. */
 export interface McpToolOptions {
@@ -19,6 +20,8 @@ export interface McpToolOptions {
   output?: Type<object> | JsonSchemaObject;
   /** Which server(s) the tool belongs to when the app has several. Default: every server. */
   server?: string | string[];
+  /** Modern-era caching hints for this tool (the list it appears in takes the shortest `ttlMs`, and `private` wins). */
+  cache?: McpCacheHint;
   _meta?: Meta;
 }
 

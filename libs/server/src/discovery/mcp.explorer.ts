@@ -10,6 +10,7 @@ import { MCP_COMPLETION_METADATA, MCP_PROMPT_METADATA, MCP_RESOURCE_METADATA, MC
 import { McpDeclarationError, McpRegistry } from '../registry/mcp.registry';
 import { dtoToJsonSchema } from '../registry/dto-schema.factory';
 import { createToolInputValidator, isDtoClass } from '../registry/tool-input.validator';
+import { headerParamsOf } from '../modern/modern-headers.check';
 import { McpHandlerFactory } from './mcp-handler.factory';
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -79,7 +80,9 @@ export class McpExplorer {
     registry.addTool({
       source: method.source,
       enabled: true,
+      cache: options.cache,
       input,
+      headerParams: headerParamsOf(input.schema),
       outputSchema,
       invoke: this.handlers.createInvoker(method.wrapper, method.methodName),
       canActivate: this.handlers.createAccessCheck(method.wrapper, method.methodName),
@@ -101,6 +104,7 @@ export class McpExplorer {
     const common = {
       source: method.source,
       enabled: true,
+      cache: options.cache,
       invoke: this.handlers.createInvoker(method.wrapper, method.methodName),
       canActivate: this.handlers.createAccessCheck(method.wrapper, method.methodName),
     };
@@ -125,6 +129,7 @@ export class McpExplorer {
     registry.addPrompt({
       source: method.source,
       enabled: true,
+      cache: options.cache,
       invoke: this.handlers.createInvoker(method.wrapper, method.methodName),
       canActivate: this.handlers.createAccessCheck(method.wrapper, method.methodName),
       definition: compact({

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { Era } from '@conduit-mcp/core';
 import { McpSession } from '../session/mcp-session';
 import { MessageSink } from '../session/message-sink.interface';
 
@@ -13,4 +14,6 @@ export interface DispatchOrigin {
   stream?: MessageSink;
   /** The HTTP request that carried the message, when there is one. */
   httpRequest?: IncomingMessage;
+  /** The era, when the transport already knows it (an HTTP request whose version header names a modern revision). */
+  era?: Era;
 }

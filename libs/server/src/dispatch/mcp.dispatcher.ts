@@ -1,26 +1,26 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  Era,
   ErrorCode,
-  JsonRpcId,
   JsonRpcRequest,
   JsonRpcResponse,
   McpError,
   classifyMessage,
   errorResponse,
-  eraOf,
   methodNotFound,
   sanitizeText,
-  DEFAULT_HTTP_REVISION,
 } from '@conduit-mcp/core';
-import { LegacyInput } from '../context/legacy-input';
-import { McpRequestContext } from '../context/mcp-request-context';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
-import { DEFAULT_INPUT_TIMEOUT_MS, DEFAULT_MAX_IN_FLIGHT } from '../mcp.constants';
+import { DEFAULT_MAX_IN_FLIGHT } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
+import { namesModernVersion } from '../modern/modern-meta';
 import { DispatchOrigin } from './dispatch-origin.interface';
-import { toMcpError } from './error.mapper';
+import { EraPlan, RouteOutcome } from './era-engine.interface';
+import { toWireError } from './error.mapper';
+import { LegacyEra } from './legacy.era';
+import { ModernEra } from './modern.era';
 import { McpParams, McpRequestRoute } from './mcp-route.interface';
 import { McpRoutes } from './mcp.routes';
 
@@ -37,6 +37,8 @@ export class McpDispatcher {
     private readonly routes: McpRoutes,
     private readonly registry: McpRegistry,
     private readonly telemetry: McpTelemetry,
+    private readonly legacy: LegacyEra,
+    private readonly modern: ModernEra,
   ) {}
 
   async handle(message: unknown, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
@@ -68,8 +70,7 @@ export class McpDispatcher {
   private async request(request: JsonRpcRequest, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
     const started = performance.now();
     const { session } = origin;
-    const revision = session.revision ?? DEFAULT_HTTP_REVISION;
-    const era = eraOf(revision);
+    let era: Era = this.eraOf(request, origin);
     const report = (status: 'ok' | 'error' | 'cancelled', errorCode?: number) =>
       this.telemetry.request({
         server: this.options.name,
@@ -85,6 +86,13 @@ export class McpDispatcher {
       return errorResponse(request.id, error);
     };
 
+    let plan: EraPlan;
+    try {
+      plan = (era === 'modern' ? this.modern : this.legacy).plan(request, origin);
+    } catch (error) {
+      return fail(toWireError(error));
+    }
+    era = plan.era;
     const route = this.routes.table.get(request.method);
     if (route?.kind !== 'request' || !route.eras.includes(era) || !this.supports(route)) {
       return fail(methodNotFound(sanitizeText(request.method, 128)));
@@ -95,18 +103,34 @@ export class McpDispatcher {
     const controller = session.beginRequest(request.id);
     if (!controller) return fail(new McpError(ErrorCode.InvalidRequest, 'A request with this id is already in flight'));
 
-    const ctx = this.context(request, origin, controller.signal, revision);
     try {
-      const result = await route.run(request.params ?? {}, ctx, origin);
+      const ctx = plan.context(controller.signal);
+      let outcome: RouteOutcome;
+      try {
+        outcome = { ok: true, result: await route.run(request.params ?? {}, ctx, origin) };
+      } catch (error) {
+        outcome = { ok: false, error };
+      }
       if (controller.signal.aborted) return this.cancelled(report);
+      const result = plan.settle(outcome, ctx);
       report('ok');
       return { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
       if (controller.signal.aborted) return this.cancelled(report);
-      return fail(toMcpError(error));
+      return fail(toWireError(error));
     } finally {
       session.endRequest(request.id, controller);
     }
+  }
+
+  /**
+   * Modern when the request names its revision in `_meta`, when the transport saw a modern revision (the HTTP
+   * version header), or when only the modern era has the method; else legacy.
+   */
+  private eraOf(request: JsonRpcRequest, origin: DispatchOrigin): Era {
+    if (namesModernVersion(request.params) || origin.era === 'modern') return 'modern';
+    const route = this.routes.table.get(request.method);
+    return route && !route.eras.includes('legacy') ? 'modern' : 'legacy';
   }
 
   /** A cancelled request gets no response, per the specification. */
@@ -117,22 +141,5 @@ export class McpDispatcher {
 
   private supports(route: McpRequestRoute): boolean {
     return !route.capability || this.registry.capabilities()[route.capability] !== undefined;
-  }
-
-  private context(request: JsonRpcRequest, origin: DispatchOrigin, signal: AbortSignal, revision: string): McpRequestContext {
-    const meta = request.params?._meta;
-    return new McpRequestContext({
-      server: this.options.name,
-      method: request.method,
-      requestId: request.id as JsonRpcId,
-      era: 'legacy',
-      protocolVersion: revision,
-      session: origin.session,
-      stream: origin.stream,
-      httpRequest: origin.httpRequest,
-      signal,
-      meta: meta && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : {},
-      input: new LegacyInput(origin.session, origin.stream, signal, this.options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS),
-    });
   }
 }

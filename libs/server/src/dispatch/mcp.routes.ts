@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Era } from '@conduit-mcp/core';
 import { CompletionMethods } from '../methods/completion.methods';
+import { DiscoverMethods } from '../methods/discover.methods';
+import { SubscriptionMethods } from '../methods/subscription.methods';
 import { LifecycleMethods } from '../methods/lifecycle.methods';
 import { PromptMethods } from '../methods/prompt.methods';
 import { ResourceMethods } from '../methods/resource.methods';
@@ -8,6 +10,8 @@ import { ToolMethods } from '../methods/tool.methods';
 import { McpRoute, McpRoutingTable } from './mcp-route.interface';
 
 const LEGACY: readonly Era[] = ['legacy'];
+const MODERN: readonly Era[] = ['modern'];
+const BOTH: readonly Era[] = ['legacy', 'modern'];
 
 /** The one routing table of a server: every method it answers, the eras it serves them in, what it needs. */
 @Injectable()
@@ -20,23 +24,27 @@ export class McpRoutes {
     resources: ResourceMethods,
     prompts: PromptMethods,
     completions: CompletionMethods,
+    discover: DiscoverMethods,
+    subscriptions: SubscriptionMethods,
   ) {
     const routes: Array<[string, McpRoute]> = [
       ['initialize', { kind: 'request', eras: LEGACY, run: (p, _c, o) => lifecycle.initialize(p, o) as never }],
       ['ping', { kind: 'request', eras: LEGACY, run: () => lifecycle.ping() }],
       ['logging/setLevel', { kind: 'request', eras: LEGACY, capability: 'logging', run: (p, _c, o) => lifecycle.setLevel(p, o) }],
-      ['tools/list', { kind: 'request', eras: LEGACY, capability: 'tools', run: (p, c) => tools.list(p, c) }],
-      ['tools/call', { kind: 'request', eras: LEGACY, capability: 'tools', run: (p, c) => tools.call(p, c) as never }],
-      ['resources/list', { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c) => resources.list(p, c) }],
-      ['resources/templates/list', { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c) => resources.listTemplates(p, c) }],
-      ['resources/read', { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c) => resources.read(p, c) as never }],
+      ['tools/list', { kind: 'request', eras: BOTH, capability: 'tools', run: (p, c) => tools.list(p, c) }],
+      ['tools/call', { kind: 'request', eras: BOTH, capability: 'tools', run: (p, c) => tools.call(p, c) as never }],
+      ['resources/list', { kind: 'request', eras: BOTH, capability: 'resources', run: (p, c) => resources.list(p, c) }],
+      ['resources/templates/list', { kind: 'request', eras: BOTH, capability: 'resources', run: (p, c) => resources.listTemplates(p, c) }],
+      ['resources/read', { kind: 'request', eras: BOTH, capability: 'resources', run: (p, c) => resources.read(p, c) as never }],
       ['resources/subscribe', { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c, o) => resources.subscribe(p, c, o) }],
       ['resources/unsubscribe', { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c, o) => resources.unsubscribe(p, c, o) }],
-      ['prompts/list', { kind: 'request', eras: LEGACY, capability: 'prompts', run: (p, c) => prompts.list(p, c) }],
-      ['prompts/get', { kind: 'request', eras: LEGACY, capability: 'prompts', run: (p, c) => prompts.get(p, c) as never }],
-      ['completion/complete', { kind: 'request', eras: LEGACY, capability: 'completions', run: (p, c) => completions.complete(p, c) as never }],
+      ['prompts/list', { kind: 'request', eras: BOTH, capability: 'prompts', run: (p, c) => prompts.list(p, c) }],
+      ['prompts/get', { kind: 'request', eras: BOTH, capability: 'prompts', run: (p, c) => prompts.get(p, c) as never }],
+      ['completion/complete', { kind: 'request', eras: BOTH, capability: 'completions', run: (p, c) => completions.complete(p, c) as never }],
+      ['server/discover', { kind: 'request', eras: MODERN, run: () => discover.discover() }],
+      ['subscriptions/listen', { kind: 'request', eras: MODERN, run: (p, c, o) => subscriptions.listen(p, c, o) }],
       ['notifications/initialized', { kind: 'notification', eras: LEGACY, run: (p, o) => lifecycle.initialized(p, o) }],
-      ['notifications/cancelled', { kind: 'notification', eras: LEGACY, run: (p, o) => lifecycle.cancelled(p, o) }],
+      ['notifications/cancelled', { kind: 'notification', eras: BOTH, run: (p, o) => lifecycle.cancelled(p, o) }],
       ['notifications/roots/list_changed', { kind: 'notification', eras: LEGACY, run: () => undefined }],
     ];
     this.table = new Map(routes);

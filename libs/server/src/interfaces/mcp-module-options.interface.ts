@@ -1,4 +1,5 @@
-import { Icon } from '@conduit-mcp/core';
+import type { IncomingMessage } from 'node:http';
+import { Era, Icon } from '@conduit-mcp/core';
 
 /** Options of the Streamable HTTP (and legacy HTTP+SSE) transport. */
 export interface McpHttpOptions {
@@ -44,6 +45,38 @@ export interface McpModuleOptions {
   pageSize?: number;
   /** Most in-flight requests per session; more are refused with -32000. Default 64. */
   maxInFlightPerSession?: number;
-  /** Timeout of a server-to-client request (elicitation, sampling, roots). Default 5 minutes. */
+  /** Timeout of a server-to-client request (elicitation, sampling, roots; legacy era). Default 5 minutes. */
   inputTimeoutMs?: number;
+  /** Protocol eras served: `legacy` (initialize, sessions; 2024-11-05 … 2025-11-25), `modern` (2026-07-28). Default both. */
+  eras?: Era[];
+  /** Default caching hints of modern-era results; `@McpTool`, `@McpResource`, `@McpPrompt` may override. Default `{ ttlMs: 0, scope: 'private' }`. */
+  cache?: McpCacheHint;
+  /** Sealing of `requestState` in modern-era multi round-trip requests. */
+  requestState?: McpRequestStateOptions;
+  /** Most `subscriptions/listen` streams open at once. Default 1 000. */
+  maxSubscriptions?: number;
+}
+
+/**
+ * Caching hints of modern-era results (`ttlMs`, `cacheScope`) for `server/discover`, the lists and
+ * `resources/read`. `public` results may be shared across callers by intermediaries; `private` ones only within one
+ * authorization context.
+ */
+export interface McpCacheHint {
+  /** How long the client may consider the result fresh, in ms. */
+  ttlMs?: number;
+  scope?: 'public' | 'private';
+}
+
+/** How the state of a modern-era multi round-trip request is sealed into `requestState`. */
+export interface McpRequestStateOptions {
+  /**
+   * HMAC-SHA256 key, at least 16 bytes. Default: a random key per process (a warning is logged), which breaks
+   * retries that land on another instance: give every instance behind one endpoint the same secret.
+   */
+  secret?: string | Buffer;
+  /** How long a sealed state stays valid. Default 10 minutes. */
+  ttlMs?: number;
+  /** The authenticated caller a state is bound to (another caller's state is refused). Default: none. */
+  principal?: (request: IncomingMessage | undefined) => string | undefined;
 }

@@ -16,6 +16,7 @@ import { McpParams } from '../dispatch/mcp-route.interface';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
+import { serverInfoOf } from '../server-info';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
 
@@ -43,7 +44,7 @@ export class LifecycleMethods {
     const result: InitializeResult = {
       protocolVersion: session.revision,
       capabilities: this.registry.capabilities(),
-      serverInfo: this.serverInfo(),
+      serverInfo: serverInfoOf(this.options),
     };
     if (this.options.instructions) result.instructions = this.options.instructions;
     return result;
@@ -74,13 +75,4 @@ export class LifecycleMethods {
     this.telemetry.cancelled({ server: this.options.name, requestId: echo(requestId), reason: safeReason, found });
   }
 
-  private serverInfo(): Implementation {
-    const { name, version, title, description, websiteUrl, icons } = this.options;
-    const info: Implementation = { name, version };
-    if (title) info.title = title;
-    if (description) info.description = description;
-    if (websiteUrl) info.websiteUrl = websiteUrl;
-    if (icons?.length) info.icons = icons;
-    return info;
-  }
 }

@@ -5,7 +5,6 @@ import { toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
 import { toGetPromptResult } from '../dispatch/result.normalizer';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
-import { DEFAULT_PAGE_SIZE } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
@@ -22,7 +21,7 @@ export class PromptMethods {
   ) {}
 
   async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    return listPage('prompts', this.registry.listPrompts(), ctx, params.cursor, this.options.pageSize ?? DEFAULT_PAGE_SIZE);
+    return listPage('prompts', this.registry.listPrompts(), ctx, params.cursor, this.options);
   }
 
   async get(params: McpParams, ctx: McpRequestContext): Promise<GetPromptResult> {

@@ -6,11 +6,11 @@ import { toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
 import { toReadResourceResult } from '../dispatch/result.normalizer';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
-import { DEFAULT_PAGE_SIZE } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { requireString } from './params';
+import { cacheFields } from './cache-hint';
 import { listPage } from './list-page';
 
 /** Most subscriptions one session may hold. */
@@ -28,11 +28,11 @@ export class ResourceMethods {
   ) {}
 
   async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    return listPage('resources', this.registry.listResources(), ctx, params.cursor, this.pageSize);
+    return listPage('resources', this.registry.listResources(), ctx, params.cursor, this.options);
   }
 
   async listTemplates(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    return listPage('resourceTemplates', this.registry.listTemplates(), ctx, params.cursor, this.pageSize);
+    return listPage('resourceTemplates', this.registry.listTemplates(), ctx, params.cursor, this.options);
   }
 
   async read(params: McpParams, ctx: McpRequestContext): Promise<ReadResourceResult> {
@@ -45,7 +45,8 @@ export class ResourceMethods {
     const shownUri = sanitizeText(uri, 512);
     return this.telemetry.track('resource', { server: this.options.name, name: shownUri, template }, ctx.signal, async () => {
       try {
-        return toReadResourceResult(await resource.invoke(template ? variables : {}, ctx), uri, resource.definition.mimeType);
+        const result = toReadResourceResult(await resource.invoke(template ? variables : {}, ctx), uri, resource.definition.mimeType);
+        return ctx.era === 'modern' ? { ...result, ...cacheFields([resource], this.options.cache) } : result;
       } catch (error) {
         throw toMcpError(error, () => resourceNotFound(shownUri));
       }
@@ -71,9 +72,5 @@ export class ResourceMethods {
     const uri = requireString(params, 'uri');
     if (uri.length > MAX_URI_LENGTH) throw new McpError(ErrorCode.InvalidParams, `URI longer than ${MAX_URI_LENGTH} characters`);
     return uri;
-  }
-
-  private get pageSize(): number {
-    return this.options.pageSize ?? DEFAULT_PAGE_SIZE;
   }
 }

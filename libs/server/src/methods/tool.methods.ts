@@ -6,7 +6,6 @@ import { McpParams } from '../dispatch/mcp-route.interface';
 import { toCallToolResult } from '../dispatch/result.normalizer';
 import { McpToolError } from '../errors/mcp-tool.error';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
-import { DEFAULT_PAGE_SIZE } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { RegisteredTool } from '../registry/registry.types';
@@ -27,7 +26,7 @@ export class ToolMethods {
   ) {}
 
   async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    return listPage('tools', this.registry.listTools(), ctx, params.cursor, this.options.pageSize ?? DEFAULT_PAGE_SIZE);
+    return listPage('tools', this.registry.listTools(), ctx, params.cursor, this.options);
   }
 
   async call(params: McpParams, ctx: McpRequestContext): Promise<CallToolResult> {

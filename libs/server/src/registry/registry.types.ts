@@ -1,5 +1,7 @@
 import { JsonSchemaObject, Prompt, Resource, ResourceTemplate, Tool, UriTemplate } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
+import { HeaderParam } from '../modern/modern-headers.check';
+import { McpCacheHint } from '../interfaces/mcp-module-options.interface';
 import { ToolInputValidator } from './tool-input.validator';
 
 /** Runs a discovered handler through Nest's guards, interceptors, pipes and filters. */
@@ -13,10 +15,14 @@ interface Registered {
   invoke: McpInvoker;
   canActivate: McpAccessCheck;
   enabled: boolean;
+  /** Modern-era caching hints declared on the decorator. */
+  cache: McpCacheHint | undefined;
 }
 
 export interface RegisteredTool extends Registered {
   definition: Tool;
+  /** Arguments mirrored into `Mcp-Param-*` headers (`x-mcp-header` in the input schema). */
+  headerParams: HeaderParam[];
   input: ToolInputValidator;
   outputSchema: JsonSchemaObject | undefined;
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { McpError } from '@conduit-mcp/core';
 import { channel } from 'node:diagnostics_channel';
+import { McpInputRequired } from '../mrtr/input-required.signal';
 
 /** Names of the `node:diagnostics_channel` channels the server publishes on. */
 export const MCP_CHANNELS = {
@@ -11,8 +12,11 @@ export const MCP_CHANNELS = {
   cancelled: 'conduit-mcp:cancelled',
 } as const;
 
-/** Outcome of a request or handler run. `tool_error` is a tool result with `isError: true`. */
-export type McpOutcome = 'ok' | 'error' | 'tool_error' | 'cancelled';
+/**
+ * Outcome of a handler run. `tool_error`: a tool result with `isError: true`; `input_required`: a modern-era round
+ * that ended asking the client for input.
+ */
+export type McpOutcome = 'ok' | 'error' | 'tool_error' | 'cancelled' | 'input_required';
 
 /** Published on `conduit-mcp:request` once per request answered (or cancelled). */
 export interface McpRequestEvent {
@@ -90,6 +94,7 @@ export class McpTelemetry {
       return result;
     } catch (error) {
       if (signal.aborted) status = 'cancelled';
+      else if (error instanceof McpInputRequired) status = 'input_required';
       else if (error instanceof McpError) errorCode = error.code;
       throw error;
     } finally {

@@ -13,6 +13,7 @@ import {
   errorResponse,
   isKnownRevision,
   isLegacyRevision,
+  isModernRevision,
 } from '@conduit-mcp/core';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
@@ -80,6 +81,10 @@ export class StreamableHttpHandler {
     res.on('error', noop);
     try {
       if (!passesHostAndOrigin(req, res, this.options)) return;
+      // The modern era has no GET stream and no sessions to delete (2026-07-28: 405 for both).
+      if ((req.method === 'GET' || req.method === 'DELETE') && isModernRevision(headerValue(req, VERSION_HEADER))) {
+        return sendError(res, 405, 'Method Not Allowed: the 2026-07-28 revision uses POST only', { headers: { Allow: 'POST' } });
+      }
       switch (req.method) {
         case 'POST':
           return await this.post(req, res, parsedBody);
@@ -153,14 +158,20 @@ export class StreamableHttpHandler {
     const { session } = exchange;
     try {
       if (messages.every((message) => message.kind === 'notification' || message.kind === 'response')) {
-        const origin: DispatchOrigin = { session, transport: 'streamable-http', httpRequest: req };
+        const origin: DispatchOrigin = { session, transport: 'streamable-http', httpRequest: req, era: exchange.modern ? 'modern' : undefined };
         for (const message of messages) await dispatchMessage(this.endpoint, message, origin);
         return sendEmpty(res, 202, exchange.headers(false));
       }
       const reply = new PostReply(() => this.openReplyStream(res, exchange), exchange.resumable);
       // Nothing can resume a transient session's stream, so losing the client cancels its requests.
       if (!exchange.resumable) res.on('close', () => !reply.closed && session.close());
-      const origin: DispatchOrigin = { session, transport: 'streamable-http', stream: reply, httpRequest: req };
+      const origin: DispatchOrigin = {
+        session,
+        transport: 'streamable-http',
+        stream: reply,
+        httpRequest: req,
+        era: exchange.modern ? 'modern' : undefined,
+      };
       const responses = await Promise.all(
         messages.map(async (message) => {
           const response = await dispatchMessage(this.endpoint, message, origin);
@@ -320,7 +331,7 @@ function statelessSession(version: string | undefined): McpSession {
 
 // A modern-era request: the version header names a modern revision, or a message names its revision in `_meta`.
 function isModern(messages: ClassifiedMessage[], version: string | undefined): boolean {
-  if (version !== undefined && (MODERN_REVISIONS as readonly string[]).includes(version)) return true;
+  if (isModernRevision(version)) return true;
   return messages.some((message) => {
     if (message.kind !== 'request' && message.kind !== 'notification') return false;
     const meta = message.message.params?._meta;

@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DEFAULT_HTTP_REVISION, ErrorCode, JsonRpcRequest, McpError, sanitizeText } from '@conduit-mcp/core';
+import { LegacyInput } from '../context/legacy-input';
+import { McpRequestContext } from '../context/mcp-request-context';
+import { McpRequestState } from '../context/mcp-request-state';
+import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import { DEFAULT_INPUT_TIMEOUT_MS } from '../mcp.constants';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
+import { servesEra, supportedRevisions } from '../server-info';
+import { DispatchOrigin } from './dispatch-origin.interface';
+import { EraEngine, EraPlan } from './era-engine.interface';
+import { metaOf } from './request-meta';
+
+/**
+ * The legacy era (2024-11-05 … 2025-11-25): what `initialize` negotiated lives in the session; questions to the
+ * client are server-to-client requests on the request's stream.
+ */
+@Injectable()
+export class LegacyEra implements EraEngine {
+  constructor(@Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions) {}
+
+  plan(request: JsonRpcRequest, origin: DispatchOrigin): EraPlan {
+    if (!servesEra(this.options, 'legacy')) {
+      // A legacy client has no way forward: name the revisions served, so it can at least say why.
+      throw new McpError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version: this server serves only the modern era', {
+        supported: supportedRevisions(this.options),
+        requested: sanitizeText(String(request.params?.protocolVersion ?? 'none'), 64),
+      });
+    }
+    const { session } = origin;
+    const revision = session.revision ?? DEFAULT_HTTP_REVISION;
+    return {
+      era: 'legacy',
+      revision,
+      context: (signal) =>
+        new McpRequestContext({
+          server: this.options.name,
+          method: request.method,
+          requestId: request.id,
+          era: 'legacy',
+          protocolVersion: revision,
+          session,
+          stream: origin.stream,
+          httpRequest: origin.httpRequest,
+          signal,
+          meta: metaOf(request),
+          input: new LegacyInput(session, origin.stream, signal, this.options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS),
+          state: new McpRequestState(),
+          clientInfo: session.clientInfo,
+          clientCapabilities: session.clientCapabilities,
+          logThreshold: () => session.logLevel ?? 'debug',
+        }),
+      settle: (outcome) => {
+        if (!outcome.ok) throw outcome.error;
+        return outcome.result;
+      },
+    };
+  }
+}

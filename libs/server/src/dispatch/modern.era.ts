@@ -1,0 +1,113 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ErrorCode,
+  JsonRpcRequest,
+  McpError,
+  META_SERVER_INFO,
+  MODERN_REVISIONS,
+  SchemaValidator,
+  invalidParams,
+} from '@conduit-mcp/core';
+import { McpRequestContext } from '../context/mcp-request-context';
+import { McpRequestState } from '../context/mcp-request-state';
+import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
+import { checkModernHeaders } from '../modern/modern-headers.check';
+import { readModernMeta } from '../modern/modern-meta';
+import { ModernInput, NoInput } from '../mrtr/modern-input';
+import { RequestBinding, RequestStateCodec } from '../mrtr/request-state.codec';
+import { McpRegistry } from '../registry/mcp.registry';
+import { serverInfoOf, servesEra, supportedRevisions } from '../server-info';
+import { DispatchOrigin } from './dispatch-origin.interface';
+import { EraEngine, EraPlan } from './era-engine.interface';
+import { metaOf } from './request-meta';
+
+/** Methods that may answer `input_required` (multi round-trip requests). */
+const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+const DEFAULT_STATE_TTL_MS = 10 * 60_000;
+
+/**
+ * The modern era (2026-07-28): every request carries its revision and the client's capabilities in `_meta`, nothing
+ * is inferred from earlier requests. Questions to the client become an `input_required` result (MRTR); the
+ * client's retry carries the answers, and the handler's `ctx.state` travels sealed in `requestState`.
+ */
+@Injectable()
+export class ModernEra implements EraEngine {
+  private readonly codec: RequestStateCodec;
+  private readonly supported: string[];
+  private readonly modern: readonly string[];
+
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly registry: McpRegistry,
+    private readonly schemas: SchemaValidator,
+  ) {
+    this.supported = supportedRevisions(options);
+    this.modern = servesEra(options, 'modern') ? MODERN_REVISIONS : [];
+    this.codec = new RequestStateCodec(options.requestState?.secret, options.requestState?.ttlMs ?? DEFAULT_STATE_TTL_MS);
+  }
+
+  plan(request: JsonRpcRequest, origin: DispatchOrigin): EraPlan {
+    const params = request.params ?? {};
+    const meta = readModernMeta(params, this.modern, this.supported);
+    if (origin.httpRequest) {
+      const tool = request.method === 'tools/call' && typeof params.name === 'string' ? this.registry.tool(params.name) : undefined;
+      checkModernHeaders(request, meta.revision, origin.httpRequest.headers, tool?.headerParams ?? []);
+    }
+    const mrtr = MRTR_METHODS.has(request.method);
+    const binding: RequestBinding = {
+      method: request.method,
+      digest: RequestStateCodec.digest(params),
+      principal: this.options.requestState?.principal?.(origin.httpRequest),
+    };
+    const round = mrtr && params.requestState !== undefined ? this.codec.open(params.requestState, binding) : { answers: {}, state: {} };
+    const responses = params.inputResponses ?? {};
+    if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) throw invalidParams('Invalid "inputResponses": an object is required');
+    const input = mrtr ? new ModernInput({ ...round.answers, ...(responses as Record<string, unknown>) }, meta.clientCapabilities, this.schemas) : undefined;
+    const serverInfo = serverInfoOf(this.options);
+
+    return {
+      era: 'modern',
+      revision: meta.revision,
+      context: (signal) =>
+        new McpRequestContext({
+          server: this.options.name,
+          method: request.method,
+          requestId: request.id,
+          era: 'modern',
+          protocolVersion: meta.revision,
+          session: origin.session,
+          stream: origin.stream,
+          httpRequest: origin.httpRequest,
+          signal,
+          meta: metaOf(request),
+          input: input ?? new NoInput(request.method),
+          state: new McpRequestState(round.state),
+          clientInfo: meta.clientInfo,
+          clientCapabilities: meta.clientCapabilities,
+          logThreshold: () => meta.logLevel ?? null,
+        }),
+      settle: (outcome, ctx) => {
+        // Recorded questions win over whatever the handler made of the signal that stopped it.
+        if (input?.pending) {
+          return {
+            resultType: 'input_required',
+            inputRequests: input.requests,
+            requestState: this.codec.seal({ answers: input.used, state: ctx.state.toJSON() }, binding),
+            _meta: { [META_SERVER_INFO]: serverInfo },
+          };
+        }
+        if (!outcome.ok) throw modernError(outcome.error);
+        const { result } = outcome;
+        const resultMeta = typeof result._meta === 'object' && result._meta !== null ? (result._meta as Record<string, unknown>) : {};
+        return { ...result, resultType: result.resultType ?? 'complete', _meta: { ...resultMeta, [META_SERVER_INFO]: serverInfo } };
+      },
+    };
+  }
+}
+
+/** In this era a missing resource is -32602 (it was -32002). */
+function modernError(error: unknown): unknown {
+  if (error instanceof McpError && error.code === ErrorCode.ResourceNotFound) return new McpError(ErrorCode.InvalidParams, error.message, error.data);
+  return error;
+}

@@ -1,0 +1,75 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ErrorCode, McpError, META_SUBSCRIPTION_ID, invalidParams } from '@conduit-mcp/core';
+import { McpRequestContext } from '../context/mcp-request-context';
+import { DispatchOrigin } from '../dispatch/dispatch-origin.interface';
+import { McpParams } from '../dispatch/mcp-route.interface';
+import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
+import { McpRegistry } from '../registry/mcp.registry';
+import { McpSubscriptionHub, SubscriptionFilter } from '../subscriptions/subscription.hub';
+
+const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;
+/** Most resource URIs one stream may watch, and the longest URI. */
+const MAX_RESOURCES_PER_STREAM = 1_000;
+const MAX_URI_LENGTH = 8_192;
+
+/** `subscriptions/listen` (modern era): a long-lived stream of the change notifications the client opted in to. */
+@Injectable()
+export class SubscriptionMethods {
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly registry: McpRegistry,
+    private readonly hub: McpSubscriptionHub,
+  ) {}
+
+  async listen(params: McpParams, ctx: McpRequestContext, origin: DispatchOrigin): Promise<Record<string, unknown>> {
+    const requested = this.filter(params.notifications);
+    const sink = origin.stream;
+    if (!sink || sink.closed) throw new McpError(ErrorCode.ServerError, 'No stream to deliver notifications on');
+    if (this.hub.size >= (this.options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS)) {
+      throw new McpError(ErrorCode.ServerError, 'Too many open subscriptions');
+    }
+    const agreed = this.agree(requested);
+    const id = ctx.requestId;
+    // The acknowledgement is the first message tagged with this subscription's id.
+    sink.send({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: { [META_SUBSCRIPTION_ID]: id }, notifications: agreed },
+    });
+    await new Promise<void>((resolve, reject) => {
+      if (ctx.signal.aborted) return reject(ctx.signal.reason);
+      const remove = this.hub.add(id, agreed, sink, resolve);
+      ctx.signal.addEventListener('abort', () => (remove(), reject(ctx.signal.reason)), { once: true });
+    });
+    // The server ended the subscription (shutdown): a result tells the client it ended gracefully.
+    return { _meta: { [META_SUBSCRIPTION_ID]: id } };
+  }
+
+  private filter(value: unknown): SubscriptionFilter {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidParams('Missing or invalid "notifications" filter');
+    const filter = value as Record<string, unknown>;
+    for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']) {
+      if (filter[key] !== undefined && typeof filter[key] !== 'boolean') throw invalidParams(`"notifications.${key}" must be a boolean`);
+    }
+    const uris = filter.resourceSubscriptions;
+    if (uris !== undefined) {
+      if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string' && uri.length <= MAX_URI_LENGTH)) {
+        throw invalidParams('"notifications.resourceSubscriptions" must be an array of URIs');
+      }
+      if (uris.length > MAX_RESOURCES_PER_STREAM) throw invalidParams(`At most ${MAX_RESOURCES_PER_STREAM} resource subscriptions per stream`);
+    }
+    return filter as SubscriptionFilter;
+  }
+
+  /** The part of the request the server can honour: only kinds it has. */
+  private agree(requested: SubscriptionFilter): SubscriptionFilter {
+    const capabilities = this.registry.capabilities();
+    const agreed: SubscriptionFilter = {};
+    if (requested.toolsListChanged && capabilities.tools) agreed.toolsListChanged = true;
+    if (requested.promptsListChanged && capabilities.prompts) agreed.promptsListChanged = true;
+    if (requested.resourcesListChanged && capabilities.resources) agreed.resourcesListChanged = true;
+    if (requested.resourceSubscriptions && capabilities.resources) agreed.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)];
+    return agreed;
+  }
+}

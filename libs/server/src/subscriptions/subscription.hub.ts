@@ -1,0 +1,70 @@
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { JsonRpcId, META_SUBSCRIPTION_ID } from '@conduit-mcp/core';
+import { McpListKind } from '../registry/registry.types';
+import { MessageSink } from '../session/message-sink.interface';
+
+/** What a `subscriptions/listen` stream opted in to (and what the server agreed to honour). */
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  resourceSubscriptions?: string[];
+}
+
+interface Subscription {
+  id: JsonRpcId;
+  filter: SubscriptionFilter;
+  resources: Set<string>;
+  sink: MessageSink;
+  /** Ends the subscription gracefully (server shutdown). */
+  end: () => void;
+}
+
+const LIST_FILTER: Record<McpListKind, keyof SubscriptionFilter> = {
+  tools: 'toolsListChanged',
+  prompts: 'promptsListChanged',
+  resources: 'resourcesListChanged',
+};
+
+/**
+ * The open `subscriptions/listen` streams of a server (modern era): list changes and resource updates go to the
+ * streams that opted in, tagged with their subscription id.
+ */
+@Injectable()
+export class McpSubscriptionHub implements OnApplicationShutdown {
+  private readonly subscriptions = new Set<Subscription>();
+
+  get size(): number {
+    return this.subscriptions.size;
+  }
+
+  /** Registers a stream; returns its removal. `end` is called if the server ends the subscription first. */
+  add(id: JsonRpcId, filter: SubscriptionFilter, sink: MessageSink, end: () => void): () => void {
+    const subscription: Subscription = { id, filter, resources: new Set(filter.resourceSubscriptions ?? []), sink, end };
+    this.subscriptions.add(subscription);
+    return () => this.subscriptions.delete(subscription);
+  }
+
+  listChanged(kind: McpListKind): void {
+    for (const subscription of this.subscriptions) {
+      if (subscription.filter[LIST_FILTER[kind]]) this.send(subscription, `notifications/${kind}/list_changed`, {});
+    }
+  }
+
+  resourceUpdated(uri: string): number {
+    let sent = 0;
+    for (const subscription of this.subscriptions) {
+      if (subscription.resources.has(uri) && this.send(subscription, 'notifications/resources/updated', { uri })) sent++;
+    }
+    return sent;
+  }
+
+  onApplicationShutdown(): void {
+    for (const subscription of [...this.subscriptions]) subscription.end();
+    this.subscriptions.clear();
+  }
+
+  private send(subscription: Subscription, method: string, params: Record<string, unknown>): boolean {
+    return subscription.sink.send({ jsonrpc: '2.0', method, params: { ...params, _meta: { [META_SUBSCRIPTION_ID]: subscription.id } } });
+  }
+}

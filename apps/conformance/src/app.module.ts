@@ -2,13 +2,16 @@ import { Module } from '@nestjs/common';
 import { McpModule } from '@conduit-mcp/server';
 import { ClientInputTools } from './client-input.tools';
 import { ContentTools } from './content.tools';
+import { InputRequiredTools } from './input-required.tools';
 import { NotificationTools } from './notification.tools';
+import { StatelessTools } from './stateless.tools';
 import { TestPrompts } from './test.prompts';
 import { TestResources } from './test.resources';
 
 /**
  * The fixture server of the official MCP conformance suite (`npm run conformance`): the tools, resources and
- * prompts its server scenarios call, under the names and with the payloads they expect.
+ * prompts its server scenarios call, under the names and with the payloads they expect. One app serves both
+ * requirement sets: 2025-11-25 (legacy era) and 2026-07-28 (modern era); the handlers do not care which.
  */
 @Module({
   imports: [
@@ -19,6 +22,6 @@ import { TestResources } from './test.resources';
       http: { path: '/mcp' },
     }),
   ],
-  providers: [ContentTools, NotificationTools, ClientInputTools, TestResources, TestPrompts],
+  providers: [ContentTools, NotificationTools, ClientInputTools, TestResources, TestPrompts, InputRequiredTools, StatelessTools],
 })
 export class AppModule {}

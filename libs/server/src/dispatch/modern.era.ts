@@ -13,7 +13,7 @@ import { McpRequestState } from '../context/mcp-request-state';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { checkModernHeaders } from '../modern/modern-headers.check';
-import { readModernMeta } from '../modern/modern-meta';
+import { checkRevision, readModernMeta } from '../modern/modern-meta';
 import { ModernInput, NoInput } from '../mrtr/modern-input';
 import { RequestBinding, RequestStateCodec } from '../mrtr/request-state.codec';
 import { McpRegistry } from '../registry/mcp.registry';
@@ -49,11 +49,14 @@ export class ModernEra implements EraEngine {
 
   plan(request: JsonRpcRequest, origin: DispatchOrigin): EraPlan {
     const params = request.params ?? {};
-    const meta = readModernMeta(params, this.modern, this.supported);
+    // The ladder: malformed _meta (-32602), then headers that disagree with the body (-32020), then a revision
+    // not served (-32022).
+    const meta = readModernMeta(params);
     if (origin.httpRequest) {
       const tool = request.method === 'tools/call' && typeof params.name === 'string' ? this.registry.tool(params.name) : undefined;
       checkModernHeaders(request, meta.revision, origin.httpRequest.headers, tool?.headerParams ?? []);
     }
+    checkRevision(meta.revision, this.modern, this.supported);
     const mrtr = MRTR_METHODS.has(request.method);
     const binding: RequestBinding = {
       method: request.method,
@@ -61,7 +64,7 @@ export class ModernEra implements EraEngine {
       principal: this.options.requestState?.principal?.(origin.httpRequest),
     };
     const round = mrtr && params.requestState !== undefined ? this.codec.open(params.requestState, binding) : { answers: {}, state: {} };
-    const responses = params.inputResponses ?? {};
+    const responses = params.inputResponses === undefined ? {} : params.inputResponses;
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) throw invalidParams('Invalid "inputResponses": an object is required');
     const input = mrtr ? new ModernInput({ ...round.answers, ...(responses as Record<string, unknown>) }, meta.clientCapabilities, this.schemas) : undefined;
     const serverInfo = serverInfoOf(this.options);

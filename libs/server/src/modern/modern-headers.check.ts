@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ErrorCode, JsonRpcRequest, McpError, sanitizeText } from '@conduit-mcp/core';
 
-const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+// A value wrapped as `=?base64?…?=` is encoded; anything else, even if it starts alike, is literal.
+const BASE64_SENTINEL = /^=\?base64\?(.*)\?=$/s;
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 /** Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri`. */
 const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
@@ -67,9 +69,9 @@ function single(headers: IncomingHttpHeaders, name: string, label: string): stri
 }
 
 function decode(value: string, label: string): string {
-  if (!value.startsWith('=?base64?')) return value;
   const match = BASE64_SENTINEL.exec(value);
-  if (!match) throw mismatch(`${label} header has a malformed base64 value`);
+  if (!match) return value;
+  if (!STRICT_BASE64.test(match[1])) throw mismatch(`${label} header has a malformed base64 value`);
   return Buffer.from(match[1], 'base64').toString('utf8');
 }
 

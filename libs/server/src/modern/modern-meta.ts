@@ -29,11 +29,10 @@ export function namesModernVersion(params: Record<string, unknown> | undefined):
 }
 
 /**
- * Reads and checks the per-request `_meta` of a modern-era request: malformed or missing required keys → -32602,
- * a revision not served here → -32022 (with the supported ones). `supported` lists every revision the server
- * serves, modern first.
+ * Reads and checks the per-request `_meta` of a modern-era request: malformed or missing required keys → -32602.
+ * Whether the revision is served is checked apart ({@link checkRevision}), after the HTTP headers.
  */
-export function readModernMeta(params: Record<string, unknown>, modern: readonly string[], supported: readonly string[]): ModernMeta {
+export function readModernMeta(params: Record<string, unknown>): ModernMeta {
   const meta = params._meta;
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) throw invalidParams('Missing _meta: modern requests carry their protocol version and client capabilities');
   const fields = meta as Record<string, unknown>;
@@ -42,12 +41,6 @@ export function readModernMeta(params: Record<string, unknown>, modern: readonly
   const capabilities = fields[META_CLIENT_CAPABILITIES];
   if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
     throw invalidParams(`Missing or invalid _meta["${META_CLIENT_CAPABILITIES}"]`);
-  }
-  if (!modern.includes(revision)) {
-    throw new McpError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
-      supported: [...supported],
-      requested: sanitizeText(revision, 64),
-    });
   }
   const clientInfo = fields[META_CLIENT_INFO];
   if (clientInfo !== undefined && !isImplementation(clientInfo)) throw invalidParams(`Invalid _meta["${META_CLIENT_INFO}"]: name and version are required`);
@@ -64,4 +57,14 @@ export function readModernMeta(params: Record<string, unknown>, modern: readonly
 function isImplementation(value: unknown): boolean {
   const info = value as Record<string, unknown>;
   return typeof value === 'object' && value !== null && typeof info.name === 'string' && typeof info.version === 'string';
+}
+
+/** A revision not served here → -32022, naming the revisions served (`supported`, newest first). */
+export function checkRevision(revision: string, modern: readonly string[], supported: readonly string[]): void {
+  if (!modern.includes(revision)) {
+    throw new McpError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+      supported: [...supported],
+      requested: sanitizeText(revision, 64),
+    });
+  }
 }

@@ -91,7 +91,9 @@ export class ModernEra implements EraEngine {
           logThreshold: () => meta.logLevel ?? null,
         }),
       settle: (outcome, ctx) => {
-        // Recorded questions win over whatever the handler made of the signal that stopped it.
+        // A question the client cannot answer ends the request; otherwise recorded questions win over whatever the
+        // handler made of the signal that stopped it.
+        if (input?.refusal) throw input.refusal;
         if (input?.pending) {
           return {
             resultType: 'input_required',

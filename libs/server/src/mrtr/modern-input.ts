@@ -31,6 +31,8 @@ export class ModernInput implements McpInput {
   readonly requests: Record<string, InputRequest> = {};
   /** Answers the handler used, to carry into the next round. */
   readonly used: Record<string, unknown> = {};
+  /** Set when a question needed a capability the request did not declare: that refusal ends the request. */
+  refusal: McpError | undefined;
 
   constructor(
     private readonly answers: Record<string, unknown>,
@@ -102,7 +104,8 @@ export class ModernInput implements McpInput {
   }
 
   private missing(requiredCapabilities: ClientCapabilities): never {
-    throw new McpError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability', { requiredCapabilities });
+    this.refusal ??= new McpError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability', { requiredCapabilities });
+    throw this.refusal;
   }
 }
 

@@ -4,6 +4,9 @@ import { McpEndpoint } from '../dispatch/mcp-endpoint.interface';
 import { McpSession } from '../session/mcp-session';
 import { MessageSink } from '../session/message-sink.interface';
 
+/** Notifications that may wait for a slow peer before more are dropped. */
+const MAX_UNSENT_NOTIFICATIONS = 1_000;
+
 /**
  * Serves one message transport (stdio, an in-memory pair) as one session: every incoming message goes to the
  * dispatcher, every response and server-initiated message goes back out on the same transport. JSON-RPC batches
@@ -12,13 +15,21 @@ import { MessageSink } from '../session/message-sink.interface';
 export function connectTransport(endpoint: McpEndpoint, transport: Transport, kind: TransportKind): McpSession {
   const session = new McpSession();
   let open = true;
+  let unsent = 0;
   const sink: MessageSink = {
     get closed() {
       return !open;
     },
     send(message: JsonRpcMessage) {
       if (!open) return false;
-      transport.send(message).catch(() => undefined);
+      // A peer that stops reading must not grow memory without end: past the bound, notifications are dropped
+      // (responses and requests still go out, their number is bounded by the requests in flight).
+      if (unsent >= MAX_UNSENT_NOTIFICATIONS && !('id' in message)) return false;
+      unsent++;
+      transport.send(message).then(
+        () => unsent--,
+        () => unsent--,
+      );
       return true;
     },
   };

@@ -37,7 +37,7 @@ describe('stdio: the demo server as a child process, with the official SDK 1.x c
       expect.arrayContaining([
         expect.objectContaining({ id: 1, result: expect.objectContaining({ protocolVersion: '2025-11-25' }) }),
         expect.objectContaining({ id: 2, result: expect.objectContaining({ structuredContent: expect.objectContaining({ city: 'Oslo' }) }) }),
-        { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32700 }) },
+        { jsonrpc: '2.0', error: expect.objectContaining({ code: -32700 }) },
       ]),
     );
     expect(stderr).toMatch(/MCP server "conduit-demo"/);

@@ -29,7 +29,7 @@ describe('classifyMessage', () => {
     });
     expect(classifyMessage({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })).toEqual({
       kind: 'response',
-      message: { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } },
+      message: { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } },
     });
     expect(classifyMessage({ jsonrpc: '2.0', id: 3, error: { code: 1, message: 'm', data: { a: 1 } } })).toMatchObject({
       kind: 'response',

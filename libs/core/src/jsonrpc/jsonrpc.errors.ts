@@ -52,8 +52,8 @@ export const serverError = (detail: string, data?: unknown) => new McpError(Erro
 export const resourceNotFound = (uri: string) =>
   new McpError(ErrorCode.ResourceNotFound, 'Resource not found', { uri });
 
-/** Builds the error response for a request id (null when the id was unreadable). */
-export function errorResponse(id: JsonRpcId | null, error: McpError | JsonRpcErrorObject): JsonRpcFailure {
+/** Builds the error response for a request id; without one (null: unreadable) the response carries no `id`. */
+export function errorResponse(id: JsonRpcId | null | undefined, error: McpError | JsonRpcErrorObject): JsonRpcFailure {
   const body = error instanceof McpError ? error.toJSON() : error;
-  return { jsonrpc: '2.0', id, error: body };
+  return id === null || id === undefined ? { jsonrpc: '2.0', error: body } : { jsonrpc: '2.0', id, error: body };
 }

@@ -29,8 +29,11 @@ export interface JsonRpcSuccess<R = Record<string, unknown>> {
 
 export interface JsonRpcFailure {
   jsonrpc: '2.0';
-  /** null when the request's id could not be read. */
-  id: JsonRpcId | null;
+  /**
+   * Absent when the request's id could not be read: the MCP schemas allow only a string or integer here, so the
+   * JSON-RPC `null` is left out.
+   */
+  id?: JsonRpcId;
   error: JsonRpcErrorObject;
 }
 

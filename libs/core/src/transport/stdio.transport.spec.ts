@@ -39,7 +39,7 @@ describe('StdioTransport', () => {
     expect(t.messages).toEqual([]);
     expect(t.errors).toHaveLength(1);
     expect(t.written).toEqual([
-      { jsonrpc: '2.0', id: null, error: { code: ErrorCode.ParseError, message: 'Parse error' } },
+      { jsonrpc: '2.0', error: { code: ErrorCode.ParseError, message: 'Parse error' } },
     ]);
   });
 
@@ -48,7 +48,7 @@ describe('StdioTransport', () => {
     t.input.write(`${JSON.stringify({ pad: 'x'.repeat(40) })}\n{"a":1}\n`);
     await tick();
     expect(t.written).toEqual([
-      { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: 'Message too large' } },
+      { jsonrpc: '2.0', error: { code: ErrorCode.InvalidRequest, message: 'Message too large' } },
     ]);
     expect(t.messages).toEqual([{ a: 1 }]);
   });

@@ -1,4 +1,4 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { JsonRpcId, META_SUBSCRIPTION_ID } from '@conduit-mcp/core';
 import { McpListKind } from '../registry/registry.types';
 import { MessageSink } from '../session/message-sink.interface';
@@ -31,7 +31,7 @@ const LIST_FILTER: Record<McpListKind, keyof SubscriptionFilter> = {
  * streams that opted in, tagged with their subscription id.
  */
 @Injectable()
-export class McpSubscriptionHub implements OnApplicationShutdown {
+export class McpSubscriptionHub implements BeforeApplicationShutdown {
   private readonly subscriptions = new Set<Subscription>();
 
   get size(): number {
@@ -59,9 +59,15 @@ export class McpSubscriptionHub implements OnApplicationShutdown {
     return sent;
   }
 
-  onApplicationShutdown(): void {
+  /**
+   * Ends every subscription with a result (graceful closure) while the HTTP server still carries responses; waits a
+   * turn of the event loop so that those results are written before the server closes.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (!this.subscriptions.size) return;
     for (const subscription of [...this.subscriptions]) subscription.end();
     this.subscriptions.clear();
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   private send(subscription: Subscription, method: string, params: Record<string, unknown>): boolean {

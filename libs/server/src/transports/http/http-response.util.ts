@@ -19,7 +19,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   }
 }
 
-/** Writes a JSON-RPC error response with an HTTP error status; the id is null unless the request's id is known. */
+/** Writes a JSON-RPC error response with an HTTP error status; it carries the request's id when that is known. */
 export function sendError(
   res: ServerResponse,
   status: number,

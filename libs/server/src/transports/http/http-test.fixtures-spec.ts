@@ -2,7 +2,7 @@
 // out of jest's test list).
 import { AddressInfo, Socket } from 'node:net';
 import http, { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { JsonRpcResponse, classifyMessage, negotiateLegacyRevision } from '@conduit-mcp/core';
+import { JsonRpcResponse, classifyMessage, errorResponse, negotiateLegacyRevision } from '@conduit-mcp/core';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
 import { InMemorySessionStore } from '../../session/session.store';
@@ -26,7 +26,7 @@ export class FakeEndpoint implements McpEndpoint {
 
   async handle(raw: unknown, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
     const classified = classifyMessage(raw);
-    if (classified.kind === 'invalid') return { jsonrpc: '2.0', id: classified.id, error: classified.error.toJSON() };
+    if (classified.kind === 'invalid') return errorResponse(classified.id, classified.error);
     this.received.push({ message: classified.message as unknown as Record<string, unknown>, origin });
     if (classified.kind === 'response') {
       origin.session.resolveResponse(classified.message);

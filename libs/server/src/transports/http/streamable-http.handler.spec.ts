@@ -44,7 +44,7 @@ describe('StreamableHttpHandler', () => {
     it('refuses a foreign Host with 403 and a JSON-RPC error', async () => {
       const res = await post(port, { jsonrpc: '2.0', id: 1, method: 'echo' }, { host: 'evil.example.com' });
       expect(res.status).toBe(403);
-      expect(res.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringContaining('Host') } });
+      expect(res.json).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringContaining('Host') } });
     });
 
     it('checks the Host before the method', async () => {
@@ -82,7 +82,7 @@ describe('StreamableHttpHandler', () => {
       const res = await request(port, { method: 'PUT', headers: POST_HEADERS, body: '{}' });
       expect(res.status).toBe(405);
       expect(res.headers.allow).toBe('GET, POST, DELETE');
-      expect(res.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method Not Allowed' } });
+      expect(res.json).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Method Not Allowed' } });
     });
 
     it('answers 415 to a body that is not JSON', async () => {
@@ -127,7 +127,7 @@ describe('StreamableHttpHandler', () => {
     it('answers 400 with -32700 to invalid JSON', async () => {
       const res = await post(port, '{"jsonrpc":');
       expect(res.status).toBe(400);
-      expect(res.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.any(String) } });
+      expect(res.json).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: expect.any(String) } });
     });
 
     it('answers 400 to an invalid JSON-RPC message and to an empty batch', async () => {
@@ -257,7 +257,7 @@ describe('StreamableHttpHandler', () => {
       expect(res.json).toEqual([
         { jsonrpc: '2.0', id: 1, result: { echo: { n: 1 } } },
         { jsonrpc: '2.0', id: 2, result: { echo: { n: 2 } } },
-        { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'jsonrpc must be "2.0"' } },
+        { jsonrpc: '2.0', error: { code: -32600, message: 'jsonrpc must be "2.0"' } },
       ]);
     });
 

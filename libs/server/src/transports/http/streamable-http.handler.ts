@@ -127,6 +127,9 @@ export class StreamableHttpHandler {
     const version = headerValue(req, VERSION_HEADER);
 
     // Modern era: no sessions; the dispatcher checks the version header against `_meta`.
+    if (batch && isModern(messages, version)) {
+      return sendError(res, 400, 'Invalid Request: the 2026-07-28 revision takes one message per POST', { code: ErrorCode.InvalidRequest });
+    }
     if (isModern(messages, version)) return this.serve(req, res, messages, batch, transientExchange(new McpSession(undefined, false), true));
     if (version !== undefined && !isLegacyRevision(version)) return this.unsupportedVersion(res, id);
     if (this.stateless) return this.serve(req, res, messages, batch, transientExchange(statelessSession(version), false));

@@ -24,6 +24,22 @@ const RESULT_OF: Record<string, string> = {
   'completion/complete': 'CompleteResult',
 };
 
+/** Revision 2026-07-28: the methods it added, and those it removed (answered with an error, so never with a result). */
+const MODERN_REVISION = '2026-07-28';
+const MODERN_RESULT_OF: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(RESULT_OF).filter(([method]) => !['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'].includes(method))),
+  'server/discover': 'DiscoverResult',
+  'subscriptions/listen': 'SubscriptionsListenResult',
+};
+/** The requests a 2026-07-28 server may answer with `resultType: "input_required"` (MRTR). */
+const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+/** Error codes 2026-07-28 defines in its reserved range, with the schema of each error response. */
+const MODERN_ERRORS: Record<number, string> = {
+  [-32020]: 'HeaderMismatchError',
+  [-32021]: 'MissingRequiredClientCapabilityError',
+  [-32022]: 'UnsupportedProtocolVersionError',
+};
+
 type Validator = (data: unknown) => string[];
 
 /**
@@ -55,12 +71,48 @@ export class WireSchema {
 
   /** Problems with one server message; `requestMethod` is the method of the client request a response answers. */
   check(message: Record<string, unknown>, requestMethod?: string): string[] {
+    if (this.revision === MODERN_REVISION) return this.checkModern(message, requestMethod);
     if ('method' in message && 'id' in message) return this.validate('ServerRequest', message);
     if ('method' in message) return this.validate('ServerNotification', message);
     if ('error' in message) return this.validate(this.has('JSONRPCErrorResponse') ? 'JSONRPCErrorResponse' : 'JSONRPCError', message);
     const resultType = requestMethod ? RESULT_OF[requestMethod] : undefined;
     const envelope = this.validate('JSONRPCResponse', message);
     return resultType ? [...envelope, ...this.validate(resultType, message.result)] : envelope;
+  }
+
+  /**
+   * 2026-07-28: no server-to-client requests at all (input travels in `input_required` results); every result has a
+   * `resultType`, `complete` or (for the MRTR methods only) `input_required`; interim results carry no cache hints;
+   * errors in the reserved range -32020..-32099 are only the defined ones, with their defined shapes; -32002 and
+   * -32042 are retired.
+   */
+  private checkModern(message: Record<string, unknown>, requestMethod?: string): string[] {
+    if ('method' in message && 'id' in message) {
+      return [`server sent a JSON-RPC request (${String(message.method)}); revision ${MODERN_REVISION} has none (MRTR carries input requests in results)`];
+    }
+    if ('method' in message) return this.validate('ServerNotification', message);
+    if ('error' in message) {
+      const envelope = this.validate('JSONRPCErrorResponse', message);
+      const code = (message.error as { code?: unknown } | undefined)?.code;
+      if (typeof code !== 'number') return envelope;
+      if (MODERN_ERRORS[code]) return [...envelope, ...this.validate(MODERN_ERRORS[code], message)];
+      if (code <= -32020 && code >= -32099) return [...envelope, `error code ${code} is in the range reserved for the specification but not defined by ${MODERN_REVISION}`];
+      if (code === -32002 || code === -32042) return [...envelope, `error code ${code} must not be emitted in ${MODERN_REVISION}`];
+      return envelope;
+    }
+    const envelope = this.validate('JSONRPCResponse', message);
+    const result = message.result as Record<string, unknown> | undefined;
+    if (!result || typeof result !== 'object') return envelope;
+    if (result.resultType === 'input_required') {
+      const problems = [...envelope, ...this.validate('InputRequiredResult', result)];
+      if (requestMethod && !MRTR_METHODS.has(requestMethod)) problems.push(`input_required answers ${requestMethod}, which does not support it`);
+      if (result.inputRequests === undefined && result.requestState === undefined) problems.push('input_required has neither inputRequests nor requestState');
+      if ('ttlMs' in result || 'cacheScope' in result) problems.push('input_required carries cache hints (ttlMs/cacheScope)');
+      return problems;
+    }
+    if (result.resultType !== 'complete') return [...envelope, `resultType ${JSON.stringify(result.resultType)} is neither "complete" nor "input_required"`];
+    const resultType = requestMethod ? MODERN_RESULT_OF[requestMethod] : undefined;
+    return resultType ? [...envelope, ...this.validate(resultType, result)] : envelope;
   }
 
   private has(name: string): boolean {

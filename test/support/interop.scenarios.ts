@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { EmptyResultSchema, McpError as SdkMcpError } from '@modelcontextprotocol/sdk/types.js';
 import { AnsweringClient } from './sdk-client';
+import { errorOf as errorOfAny, textOf } from './results';
 
 /** Runs the interoperability scenarios every transport must pass against the demo server. */
 export interface InteropTarget {
@@ -15,19 +16,7 @@ export interface InteropTarget {
   serverRequests: boolean;
 }
 
-async function errorOf(promise: Promise<unknown>): Promise<SdkMcpError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as SdkMcpError;
-  }
-  throw new Error('expected the request to fail');
-}
-
-function textOf(result: object): string {
-  const [first] = ((result as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>;
-  return first?.type === 'text' ? (first.text ?? '') : '';
-}
+const errorOf = (promise: Promise<unknown>) => errorOfAny<SdkMcpError>(promise);
 
 export function interopScenarios(target: InteropTarget): void {
   let peer: AnsweringClient;

@@ -1,6 +1,7 @@
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { waitFor } from './interop.scenarios';
 import { ElicitAnswer, ModernPeer, ModernPeerOptions } from './modern-client';
+import { errorOf as errorOfAny, textOf } from './results';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
@@ -23,19 +24,7 @@ export interface ModernTarget {
 
 type Message = Record<string, unknown>;
 
-async function errorOf(promise: Promise<unknown>): Promise<ProtocolError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as ProtocolError;
-  }
-  throw new Error('expected the request to fail');
-}
-
-function textOf(result: object): string {
-  const [first] = ((result as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>;
-  return first?.type === 'text' ? (first.text ?? '') : '';
-}
+const errorOf = (promise: Promise<unknown>) => errorOfAny<ProtocolError>(promise);
 
 function paramsOf(message: Message | undefined): Message {
   return (message?.params ?? {}) as Message;

@@ -21,3 +21,6 @@ export const DEFAULT_MAX_IN_FLIGHT = 64;
 export const DEFAULT_INPUT_TIMEOUT_MS = 5 * 60_000;
 /** Most completion values returned by `completion/complete`, per the specification. */
 export const MAX_COMPLETION_VALUES = 100;
+/** Longest resource URI accepted (`resources/read`, subscriptions). */
+export const MAX_URI_LENGTH = 8_192;
+export const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;

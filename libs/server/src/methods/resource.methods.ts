@@ -6,6 +6,7 @@ import { toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
 import { toReadResourceResult } from '../dispatch/result.normalizer';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import { MAX_URI_LENGTH } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
@@ -15,8 +16,6 @@ import { listPage } from './list-page';
 
 /** Most subscriptions one session may hold. */
 const MAX_SUBSCRIPTIONS = 1_000;
-/** Longest URI accepted by `resources/read` and `resources/subscribe`. */
-const MAX_URI_LENGTH = 8_192;
 
 /** `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`. */
 @Injectable()

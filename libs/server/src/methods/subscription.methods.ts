@@ -4,14 +4,13 @@ import { McpRequestContext } from '../context/mcp-request-context';
 import { DispatchOrigin } from '../dispatch/dispatch-origin.interface';
 import { McpParams } from '../dispatch/mcp-route.interface';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import { DEFAULT_MAX_SUBSCRIPTIONS, MAX_URI_LENGTH } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpSubscriptionHub, SubscriptionFilter } from '../subscriptions/subscription.hub';
 
-const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;
-/** Most resource URIs one stream may watch, and the longest URI. */
+/** Most resource URIs one stream may watch. */
 const MAX_RESOURCES_PER_STREAM = 1_000;
-const MAX_URI_LENGTH = 8_192;
 
 /** `subscriptions/listen` (modern era): a long-lived stream of the change notifications the client opted in to. */
 @Injectable()

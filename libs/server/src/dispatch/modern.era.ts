@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ErrorCode,
+  Implementation,
   JsonRpcRequest,
   McpError,
   META_SERVER_INFO,
@@ -33,9 +34,10 @@ const DEFAULT_STATE_TTL_MS = 10 * 60_000;
  */
 @Injectable()
 export class ModernEra implements EraEngine {
-  private readonly codec: RequestStateCodec;
+  private readonly codec: RequestStateCodec | undefined;
   private readonly supported: string[];
   private readonly modern: readonly string[];
+  private readonly serverInfo: Implementation;
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
@@ -44,7 +46,11 @@ export class ModernEra implements EraEngine {
   ) {
     this.supported = supportedRevisions(options);
     this.modern = servesEra(options, 'modern') ? MODERN_REVISIONS : [];
-    this.codec = new RequestStateCodec(options.requestState?.secret, options.requestState?.ttlMs ?? DEFAULT_STATE_TTL_MS);
+    this.serverInfo = serverInfoOf(options);
+    // Only a server that serves the modern era seals request states (and warns about a per-process key).
+    this.codec = this.modern.length
+      ? new RequestStateCodec(options.requestState?.secret, options.requestState?.ttlMs ?? DEFAULT_STATE_TTL_MS)
+      : undefined;
   }
 
   plan(request: JsonRpcRequest, origin: DispatchOrigin): EraPlan {
@@ -57,17 +63,18 @@ export class ModernEra implements EraEngine {
       checkModernHeaders(request, meta.revision, origin.httpRequest.headers, tool?.headerParams ?? []);
     }
     checkRevision(meta.revision, this.modern, this.supported);
+    const codec = this.codec!; // the revision check passed, so the modern era is served and has its codec
     const mrtr = MRTR_METHODS.has(request.method);
     const binding: RequestBinding = {
       method: request.method,
       digest: RequestStateCodec.digest(params),
       principal: this.options.requestState?.principal?.(origin.httpRequest),
     };
-    const round = mrtr && params.requestState !== undefined ? this.codec.open(params.requestState, binding) : { answers: {}, state: {} };
+    const round = mrtr && params.requestState !== undefined ? codec.open(params.requestState, binding) : { answers: {}, state: {} };
     const responses = params.inputResponses === undefined ? {} : params.inputResponses;
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) throw invalidParams('Invalid "inputResponses": an object is required');
     const input = mrtr ? new ModernInput({ ...round.answers, ...(responses as Record<string, unknown>) }, meta.clientCapabilities, this.schemas) : undefined;
-    const serverInfo = serverInfoOf(this.options);
+    const serverInfo = this.serverInfo;
 
     return {
       era: 'modern',
@@ -98,7 +105,7 @@ export class ModernEra implements EraEngine {
           return {
             resultType: 'input_required',
             inputRequests: input.requests,
-            requestState: this.codec.seal({ answers: input.used, state: ctx.state.toJSON() }, binding),
+            requestState: codec.seal({ answers: input.used, state: ctx.state.toJSON() }, binding),
             _meta: { [META_SERVER_INFO]: serverInfo },
           };
         }

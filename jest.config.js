@@ -9,6 +9,7 @@ module.exports = {
   moduleNameMapper: {
     '^@conduit-mcp/core(|/.*)$': '<rootDir>/libs/core/src$1',
     '^@conduit-mcp/server(|/.*)$': '<rootDir>/libs/server/src$1',
+    '^@conduit-mcp/client(|/.*)$': '<rootDir>/libs/client/src$1',
   },
   testTimeout: 30000,
 };

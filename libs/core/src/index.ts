@@ -15,3 +15,4 @@ export * from './transport/sse.encoder';
 export * from './transport/sse.parser';
 export * from './transport/in-memory.transport';
 export * from './uri-template/uri-template';
+export * from './protocol/param-headers';

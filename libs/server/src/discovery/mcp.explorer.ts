@@ -1,7 +1,7 @@
 import { Injectable, Logger, Type } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
-import { JsonSchemaObject, SchemaValidator, UriTemplate } from '@conduit-mcp/core';
+import { JsonSchemaObject, SchemaValidator, UriTemplate, headerParamsOf } from '@conduit-mcp/core';
 import { McpCompletionOptions } from '../decorators/mcp-completion.decorator';
 import { McpPromptOptions } from '../decorators/mcp-prompt.decorator';
 import { McpResourceOptions } from '../decorators/mcp-resource.decorator';
@@ -10,7 +10,6 @@ import { MCP_COMPLETION_METADATA, MCP_PROMPT_METADATA, MCP_RESOURCE_METADATA, MC
 import { McpDeclarationError, McpRegistry } from '../registry/mcp.registry';
 import { dtoToJsonSchema } from '../registry/dto-schema.factory';
 import { createToolInputValidator, isDtoClass } from '../registry/tool-input.validator';
-import { headerParamsOf } from '../modern/modern-headers.check';
 import { McpHandlerFactory } from './mcp-handler.factory';
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -1,5 +1,6 @@
 import { JsonRpcRequest } from '@conduit-mcp/core';
-import { checkModernHeaders, headerParamsOf } from './modern-headers.check';
+import { headerParamsOf } from '@conduit-mcp/core';
+import { checkModernHeaders } from './modern-headers.check';
 
 const call = (args: Record<string, unknown>, name = 'sql'): JsonRpcRequest => ({
   jsonrpc: '2.0',

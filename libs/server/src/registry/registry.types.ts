@@ -1,6 +1,5 @@
-import { JsonSchemaObject, Prompt, Resource, ResourceTemplate, Tool, UriTemplate } from '@conduit-mcp/core';
+import { HeaderParam, JsonSchemaObject, Prompt, Resource, ResourceTemplate, Tool, UriTemplate } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
-import { HeaderParam } from '../modern/modern-headers.check';
 import { McpCacheHint } from '../interfaces/mcp-module-options.interface';
 import { ToolInputValidator } from './tool-input.validator';
 

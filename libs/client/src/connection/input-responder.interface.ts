@@ -1,0 +1,54 @@
+import { ClientCapabilities, Era, JsonRpcId } from '@conduit-mcp/core';
+
+/** The questions a server may ask a client. */
+export type McpInputMethod = 'sampling/createMessage' | 'elicitation/create' | 'roots/list';
+
+/** What a handler of the client learns about a question or notification (the reference's callback context). */
+export interface McpInputContext {
+  /** The client's name. */
+  client: string;
+  /** The operator-assigned id of the server asking. */
+  serverId: string;
+  era: Era;
+  /** The related call's `assigns`, or the client's when the question is tied to no call. */
+  assigns: Record<string, unknown>;
+  /** The in-flight request this question belongs to (legacy), else undefined (always for modern input). */
+  relatedRequestId: JsonRpcId | undefined;
+  /** Aborted when the server cancels the question (legacy) or the call is cancelled. */
+  signal: AbortSignal;
+  /** Calls of ours in flight to this server when the question arrived (sampling refuses idle legacy requests). */
+  callsInFlight: number;
+  /** The server's origin as the transport knows it (HTTP), for URL elicitation checks. */
+  origin: string | undefined;
+  /** Elicitation: the mode and, for URL mode, what is known of the URL; the form's fields. */
+  mode?: 'form' | 'url';
+  url?: string;
+  host?: string;
+  idn?: boolean;
+  originMismatch?: boolean;
+  fields?: Record<string, { sensitiveSuspected: boolean }>;
+}
+
+/** A refusal of a question, sent as the JSON-RPC error (legacy) or failing the call (modern). */
+export class McpInputRefusal extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'McpInputRefusal';
+  }
+}
+
+/**
+ * Answers a server's questions and takes its notifications: implemented by the client module from the decorated
+ * handlers and the safety guards.
+ */
+export interface McpInputResponder {
+  /** The capabilities to declare to a server: exactly what has a handler. */
+  capabilities(serverId: string): ClientCapabilities;
+  /** Answers one question; throws McpInputRefusal (or anything: a crash) to refuse. */
+  answer(method: McpInputMethod, params: Record<string, unknown>, ctx: McpInputContext): Promise<Record<string, unknown>>;
+  /** A notification the connection does not consume itself (already ordered, limited and sanitized as needed). */
+  notify(method: string, params: Record<string, unknown>, ctx: Pick<McpInputContext, 'client' | 'serverId' | 'era'>): void;
+}

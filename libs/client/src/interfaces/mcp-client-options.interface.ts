@@ -1,0 +1,72 @@
+/** How to reach one MCP server. */
+export type McpServerTransportConfig =
+  | {
+      type: 'stdio';
+      command: string;
+      args?: string[];
+      /** Added to the safelisted environment (PATH, HOME, …) the child gets; nothing else of ours leaks. */
+      env?: Record<string, string>;
+      cwd?: string;
+    }
+  | { type: 'http'; url: string; headers?: Record<string, string> }
+  | { type: 'sse'; url: string; headers?: Record<string, string> };
+
+/** One server the client connects to. */
+export interface McpServerConfig {
+  /** Operator-assigned id: names the server in `@InjectMcpClient(id)`, handler contexts and logs. */
+  id: string;
+  transport: McpServerTransportConfig;
+  /**
+   * `auto` (default): probe `server/discover`, fall back to `initialize`. `legacy` / `modern`: the newest revision
+   * of that era, no probe. A revision string pins that revision.
+   */
+  era?: 'auto' | 'legacy' | 'modern' | string;
+  /** Connect when the module starts (default true). */
+  connectOnStart?: boolean;
+}
+
+/** A token bucket: `rate` per second, bursts of `burst`. */
+export interface McpRateLimit {
+  rate: number;
+  burst: number;
+}
+
+/** Options of `McpClientModule.forRoot`. */
+export interface McpClientModuleOptions {
+  /** Client name, sent as `clientInfo.name` and handed to every handler's context. */
+  name: string;
+  version?: string;
+  /** Default `assigns` of handler contexts (a call's own `assigns` win). */
+  assigns?: Record<string, unknown>;
+  servers: McpServerConfig[];
+  /** Default timeout of a request to a server. Default 60 s. */
+  requestTimeoutMs?: number;
+  /** How long a handler may answer a server's question. Default 60 s (elicitation: `elicitationTimeoutMs`). */
+  handlerTimeoutMs?: number;
+  /** Default 5 minutes: a person answers elicitations. */
+  elicitationTimeoutMs?: number;
+  /** Legacy era: server requests handled at once; over it the server gets -32000 busy. Default 8. */
+  maxServerRequests?: number;
+  /** Questions (requests or MRTR inputs) per server. Default 10/s, bursts of 20. */
+  inputRateLimit?: McpRateLimit;
+  sampling?: {
+    /** `maxTokens` is clamped to this. Default 4096. */
+    maxTokens?: number;
+    /** Allow `includeContext` other than `none`. Default false. */
+    context?: boolean;
+    /** Answer legacy sampling requests that arrive with no call in flight. Default false. */
+    allowIdle?: boolean;
+    /** Most assistant `tool_use` turns a sampling request may already hold. Default 5. */
+    maxToolIterations?: number;
+    /** JSON-RPC code of sampling refusals. Default -1. */
+    rejectionCode?: number;
+  };
+  elicitation?: {
+    /** The origin URL-mode elicitations are compared with, when the transport does not report one. */
+    origin?: string;
+  };
+  /** Server log entries per connection. Default 50/s, bursts of 100. */
+  logRateLimit?: McpRateLimit;
+  /** Most MRTR rounds of one call. Default 10. */
+  maxInputRounds?: number;
+}

@@ -1,0 +1,33 @@
+import { JsonRpcMessage } from '@conduit-mcp/core';
+
+/** Per-message hints a client transport may use (HTTP: headers, per-request cancellation). */
+export interface ClientSendOptions {
+  /** Aborting it cancels the request at the transport (modern HTTP: closes its response stream). */
+  signal?: AbortSignal;
+  /** Extra HTTP headers for this message (modern era: `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * A connection to one server, as the client sees it. Messages the server sends (responses, requests,
+ * notifications) arrive through `onmessage`, whatever stream carried them.
+ */
+export interface ClientTransport {
+  /** Opens the connection (spawns the child, opens the legacy SSE stream); resolves when messages can be sent. */
+  start(): Promise<void>;
+  send(message: JsonRpcMessage, options?: ClientSendOptions): Promise<void>;
+  /**
+   * `info.relatedRequestId`: the id of our request whose response stream carried the message (Streamable HTTP), so
+   * a server request can be tied to the call it belongs to.
+   */
+  onmessage?: (message: unknown, info?: { relatedRequestId?: string | number }) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  close(): Promise<void>;
+  /** The server's origin (`https://host:port`) for HTTP transports; undefined for stdio. */
+  readonly origin?: string;
+  /** Legacy HTTP: the negotiated revision, sent as `MCP-Protocol-Version` once set. */
+  protocolVersion?: string;
+  /** Legacy Streamable HTTP: the session id the server issued. */
+  readonly sessionId?: string;
+}

@@ -1,0 +1,196 @@
+import { Injectable, Module } from '@nestjs/common';
+import { Test, TestingModule } from '@nestjs/testing';
+import { ClientCapabilities, JsonRpcMessage, Transport, createInMemoryTransportPair } from '@conduit-mcp/core';
+import { McpArgs, McpCtx, McpModule, McpRequestContext, McpServer, McpTool } from '@conduit-mcp/server';
+import { McpClientError } from '../errors/mcp-client.error';
+import { McpClientModuleOptions } from '../interfaces/mcp-client-options.interface';
+import { ClientTransport } from '../transports/client-transport.interface';
+import { McpInputContext, McpInputMethod, McpInputRefusal, McpInputResponder } from './input-responder.interface';
+import { McpClient } from './mcp-client';
+
+@Injectable()
+class Tools {
+  @McpTool({ name: 'echo', input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } })
+  echo(@McpArgs() { text }: { text: string }) {
+    return text;
+  }
+
+  @McpTool({ name: 'confirm' })
+  async confirm(@McpCtx() ctx: McpRequestContext) {
+    const answer = await ctx.input.elicit('ok', { message: 'Sure?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });
+    return `answer: ${answer.action}`;
+  }
+
+  @McpTool({ name: 'slow' })
+  async slow(@McpCtx() ctx: McpRequestContext) {
+    for (let step = 1; step <= 3; step++) {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      ctx.progress(step, 3);
+    }
+    return 'slow done';
+  }
+
+  @McpTool({ name: 'forever' })
+  forever(@McpCtx() ctx: McpRequestContext) {
+    return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)));
+  }
+}
+
+/** Answers elicitations from a field the test sets, and records notifications. */
+class TestResponder implements McpInputResponder {
+  answerWith: Record<string, unknown> | Error = { action: 'accept', content: { ok: true } };
+  delayMs = 0;
+  readonly asked: Array<{ method: McpInputMethod; ctx: McpInputContext }> = [];
+  readonly notified: Array<{ method: string; params: Record<string, unknown> }> = [];
+
+  capabilities(): ClientCapabilities {
+    return { elicitation: { form: {} } };
+  }
+
+  async answer(method: McpInputMethod, _params: Record<string, unknown>, ctx: McpInputContext): Promise<Record<string, unknown>> {
+    this.asked.push({ method, ctx });
+    if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    if (this.answerWith instanceof Error) throw this.answerWith;
+    return this.answerWith;
+  }
+
+  notify(method: string, params: Record<string, unknown>): void {
+    this.notified.push({ method, params });
+  }
+}
+
+/** A ClientTransport over one side of an in-memory pair (the other side is served by the McpServer). */
+function inMemory(server: McpServer, sent: JsonRpcMessage[]): () => ClientTransport {
+  return () => {
+    const [client, served] = createInMemoryTransportPair();
+    server.connect(served);
+    const transport: ClientTransport & { inner: Transport } = {
+      inner: client,
+      start: async () => undefined,
+      send: (message) => (sent.push(message), client.send(message)),
+      close: () => client.close(),
+    };
+    client.onmessage = (message) => transport.onmessage?.(message);
+    client.onclose = () => transport.onclose?.();
+    return transport;
+  };
+}
+
+describe('McpClient against this project server (in memory)', () => {
+  let moduleRef: TestingModule;
+  let server: McpServer;
+  const options: McpClientModuleOptions = { name: 'unit-client', version: '1.0.0', servers: [], requestTimeoutMs: 2_000 };
+
+  beforeAll(async () => {
+    @Module({ imports: [McpModule.forRoot({ name: 'peer', version: '2.0.0', http: false, pageSize: 2 })], providers: [Tools] })
+    class PeerModule {}
+    moduleRef = await Test.createTestingModule({ imports: [PeerModule] }).compile();
+    await moduleRef.init();
+    server = moduleRef.get(McpServer);
+  });
+  afterAll(() => moduleRef.close());
+
+  function connect(era: string, responder = new TestResponder(), clientOptions: Partial<McpClientModuleOptions> = {}) {
+    const sent: JsonRpcMessage[] = [];
+    const client = new McpClient({ id: 'peer', transport: { type: 'stdio', command: 'unused' }, era }, { ...options, ...clientOptions }, responder, inMemory(server, sent));
+    return { client, responder, sent };
+  }
+
+  it.each([
+    ['auto', 'modern', '2026-07-28'],
+    ['modern', 'modern', '2026-07-28'],
+    ['legacy', 'legacy', '2025-11-25'],
+    ['2025-06-18', 'legacy', '2025-06-18'],
+  ])('negotiates era %s as %s %s and learns the server', async (era, expectedEra, revision) => {
+    const { client } = connect(era);
+    await client.connect();
+    expect([client.era, client.protocolVersion]).toEqual([expectedEra, revision]);
+    expect(client.serverInfo).toMatchObject({ name: 'peer', version: '2.0.0' });
+    expect(client.serverCapabilities).toHaveProperty('tools');
+    expect(await client.callTool('echo', { text: 'hi' })).toMatchObject({ content: [{ type: 'text', text: 'hi' }] });
+    await client.close();
+  });
+
+  it('lists every page, or one', async () => {
+    const { client } = connect('modern');
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual(['echo', 'confirm', 'slow', 'forever']);
+    expect(await client.listTools({ all: false })).toHaveLength(2);
+    await client.close();
+  });
+
+  it.each(['legacy', 'modern'])('answers the server question through the responder (%s)', async (era) => {
+    const { client, responder, sent } = connect(era);
+    expect(await client.callTool('confirm')).toMatchObject({ content: [{ text: 'answer: accept' }] });
+    expect(responder.asked).toEqual([{ method: 'elicitation/create', ctx: expect.objectContaining({ client: 'unit-client', serverId: 'peer', era }) }]);
+    if (era === 'modern') {
+      // The retry carries the answer under the server's key, with a new id.
+      const calls = sent.filter((m) => 'method' in m && m.method === 'tools/call') as Array<{ id: number; params: Record<string, unknown> }>;
+      expect(calls).toHaveLength(2);
+      expect(calls[1].id).not.toBe(calls[0].id);
+      expect(calls[1].params.inputResponses).toEqual({ ok: { action: 'accept', content: { ok: true } } });
+    } else {
+      expect(responder.asked[0].ctx.relatedRequestId).toEqual(expect.any(Number));
+    }
+    await client.close();
+  });
+
+  it('fails a modern call with kind input_handler when the handler refuses', async () => {
+    const { client, responder } = connect('modern');
+    responder.answerWith = new McpInputRefusal(-1, 'no');
+    await expect(client.callTool('confirm')).rejects.toMatchObject({ kind: 'input_handler' });
+    await client.close();
+  });
+
+  it('answers a legacy question with the refusal as the JSON-RPC error', async () => {
+    const { client, responder, sent } = connect('legacy');
+    responder.answerWith = new McpInputRefusal(-1, 'declined by policy');
+    const result = await client.callTool('confirm').catch((error: McpClientError) => error);
+    expect(result).toBeInstanceOf(McpClientError);
+    expect(sent).toContainEqual(expect.objectContaining({ error: { code: -1, message: 'declined by policy' } }));
+    await client.close();
+  });
+
+  it('pauses the deadline of a legacy call while its question is answered', async () => {
+    const { client, responder } = connect('legacy');
+    responder.delayMs = 300;
+    await expect(client.callTool('confirm', {}, { timeout: 200 })).resolves.toMatchObject({ content: [{ text: 'answer: accept' }] });
+    await client.close();
+  });
+
+  it.each(['legacy', 'modern'])('reports progress, and times out and cancels (%s)', async (era) => {
+    const { client, sent } = connect(era);
+    const progress: number[] = [];
+    await client.callTool('slow', {}, { onProgress: (p) => progress.push(p.progress) });
+    expect(progress).toEqual([1, 2, 3]);
+    await expect(client.callTool('forever', {}, { timeout: 50 })).rejects.toMatchObject({ kind: 'timeout' });
+    const controller = new AbortController();
+    const call = client.callTool('forever', {}, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await expect(call).rejects.toMatchObject({ kind: 'cancelled' });
+    expect(sent.filter((m) => 'method' in m && m.method === 'notifications/cancelled')).toHaveLength(2);
+    await client.close();
+  });
+
+  it('turns JSON-RPC errors into kind rpc with code and data', async () => {
+    const { client } = connect('modern');
+    await expect(client.callTool('nope')).rejects.toMatchObject({ kind: 'rpc', code: -32602 });
+    await expect(client.readResource('x://none')).rejects.toMatchObject({ kind: 'rpc', code: -32601 });
+    await client.close();
+  });
+
+  it('listens for changes in the modern era and hands them to the responder', async () => {
+    const { client, responder } = connect('modern');
+    const handle = await client.listen({ toolsListChanged: true });
+    expect(handle.acknowledged).toEqual({ toolsListChanged: true });
+    server.setToolEnabled('slow', false);
+    server.setToolEnabled('slow', true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(responder.notified.map((n) => n.method)).toEqual(['notifications/tools/list_changed', 'notifications/tools/list_changed']);
+    handle.close();
+    expect(await handle.closed).toBe('closed');
+    await client.close();
+    const legacy = connect('legacy').client;
+    await expect(legacy.listen({})).rejects.toMatchObject({ kind: 'protocol' });
+    await legacy.close();
+  });
+});

@@ -30,6 +30,7 @@ import {
 import { McpClientError } from '../errors/mcp-client.error';
 import { McpClientModuleOptions, McpServerConfig } from '../interfaces/mcp-client-options.interface';
 import { ClientTransport } from '../transports/client-transport.interface';
+import { isSyntheticResponse } from '../transports/synthetic-response';
 import { McpInputContext, McpInputMethod, McpInputResponder } from './input-responder.interface';
 import { McpProgress, PendingCall } from './pending-call';
 import { ServerRequestRunner } from './server-request.runner';
@@ -319,6 +320,8 @@ export class McpClient {
     if (!this.transport) return Promise.reject(new McpClientError('transport', 'Not connected'));
     if (options.signal?.aborted) return Promise.reject(new McpClientError('cancelled', `${method} was cancelled`));
     const withMeta = this.decorate(method, params, id, options);
+    // Aborting the send closes the request's stream on HTTP (modern cancellation) and stops any resumption.
+    const controller = new AbortController();
     const call = new PendingCall(
       id,
       method,
@@ -326,10 +329,12 @@ export class McpClient {
       options.maxTotalTimeout,
       options.assigns ?? this.options.assigns ?? {},
       options.onProgress,
-      (expired) => this.abandon(expired, 'Timed out'),
+      (expired) => {
+        this.abandon(expired, 'Timed out');
+        controller.abort();
+      },
     );
     this.pending.set(id, call);
-    const controller = new AbortController();
     const onAbort = () => {
       this.abandon(call, 'Cancelled by the client');
       controller.abort();
@@ -419,7 +424,7 @@ export class McpClient {
     const classified = classifyMessage(raw);
     switch (classified.kind) {
       case 'response':
-        return this.onResponse(classified.message);
+        return this.onResponse(classified.message, isSyntheticResponse(raw));
       case 'request':
         return this.onServerRequest(classified.message, relatedRequestId);
       case 'notification':
@@ -429,12 +434,14 @@ export class McpClient {
     }
   }
 
-  private onResponse(response: JsonRpcResponse): void {
+  private onResponse(response: JsonRpcResponse, synthetic: boolean): void {
     const call = response.id === undefined ? undefined : this.pending.get(response.id);
     if (!call) return;
     if ('error' in response) {
       const { code, message, data } = response.error;
-      call.reject(new McpClientError('rpc', sanitizeText(message, 512), code, data));
+      // The transport answers for a server that could not (HTTP error, oversize, dropped stream): not the server's word.
+      const kind = synthetic ? 'transport' : 'rpc';
+      call.reject(new McpClientError(kind, sanitizeText(message, 512), code, data));
     } else {
       call.resolve(response.result);
     }

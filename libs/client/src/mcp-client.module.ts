@@ -1,0 +1,39 @@
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { TerminusModule } from '@nestjs/terminus';
+import { ClientHandlerExplorer } from './discovery/client-handler.explorer';
+import { McpClientHealthIndicator } from './health/mcp-client.health';
+import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE } from './mcp-client.module-definition';
+import { getMcpClientToken } from './mcp-client.token';
+import { McpClients } from './mcp-clients';
+import { McpClientResponder } from './responder/mcp-client.responder';
+
+/**
+ * Connects a Nest app to MCP servers: `McpClientModule.forRoot({ name, servers: [{ id, transport }] })`. Inject a
+ * connection with `@InjectMcpClient(id)` (or `McpClients.get(id)`); answer the servers' questions with `@OnSampling`,
+ * `@OnElicitation`, `@OnRoots`, and take their notifications with `@OnNotification` and `@OnLog`.
+ */
+@Module({
+  imports: [DiscoveryModule, TerminusModule],
+  providers: [McpClients, McpClientResponder, ClientHandlerExplorer, McpClientHealthIndicator],
+  exports: [McpClients, McpClientHealthIndicator],
+})
+export class McpClientModule extends ConfigurableModuleClass {
+  static forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
+    return withClientTokens(super.forRoot(options), options.servers.map((server) => server.id));
+  }
+
+  /** `serverIds` registers `@InjectMcpClient(id)` for servers whose configuration the factory returns. */
+  static forRootAsync(options: typeof ASYNC_OPTIONS_TYPE & { serverIds?: string[] }): DynamicModule {
+    return withClientTokens(super.forRootAsync(options), options.serverIds ?? []);
+  }
+}
+
+function withClientTokens(module: DynamicModule, ids: string[]): DynamicModule {
+  const tokens: Provider[] = ids.map((id) => ({ provide: getMcpClientToken(id), useFactory: (clients: McpClients) => clients.get(id), inject: [McpClients] }));
+  return {
+    ...module,
+    providers: [...(module.providers ?? []), ...tokens],
+    exports: [...(module.exports ?? []), ...tokens.map((token) => (token as { provide: string }).provide)],
+  };
+}

@@ -1,0 +1,64 @@
+import { SseEvent, SseParser } from '@conduit-mcp/core';
+import { MessageTooLargeError } from './client-transport.errors';
+
+/** The media type of a response, lower-cased and without parameters (`text/event-stream`). */
+export function mediaTypeOf(response: Response): string {
+  return (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Reads a whole body, failing with {@link MessageTooLargeError} (and cancelling the rest) past `maxBytes`. */
+export async function readBoundedBody(response: Response, maxBytes: number): Promise<Buffer> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > maxBytes) {
+    void response.body?.cancel().catch(() => undefined);
+    throw new MessageTooLargeError(maxBytes);
+  }
+  if (!response.body) return Buffer.alloc(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return Buffer.concat(chunks, size);
+    size += value.byteLength;
+    if (size > maxBytes) {
+      void reader.cancel().catch(() => undefined);
+      throw new MessageTooLargeError(maxBytes);
+    }
+    chunks.push(value);
+  }
+}
+
+/**
+ * Reads an SSE body to its end, handing each event to `onEvent` as it completes. An event whose data exceeds
+ * `maxBytes` (or an unfinished one that grows past it) fails with {@link MessageTooLargeError}; the body is then
+ * cancelled. Rejects as the body does when the connection drops or its fetch is aborted. `parser.retry` holds
+ * the server's latest `retry:`.
+ */
+export async function readSseBody(
+  response: Response,
+  parser: SseParser,
+  maxBytes: number,
+  onEvent: (event: SseEvent) => void,
+): Promise<void> {
+  if (!response.body) return;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    let events: SseEvent[];
+    try {
+      events = parser.feed(value);
+    } catch {
+      void reader.cancel().catch(() => undefined);
+      throw new MessageTooLargeError(maxBytes);
+    }
+    for (const event of events) {
+      if (Buffer.byteLength(event.data) > maxBytes) {
+        void reader.cancel().catch(() => undefined);
+        throw new MessageTooLargeError(maxBytes);
+      }
+      onEvent(event);
+    }
+  }
+}

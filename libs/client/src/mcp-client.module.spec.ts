@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable, Module, UseGuards } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
+import { McpServer } from '@conduit-mcp/server';
 import { startDemoServer, RunningServer } from '../../../test/support/demo-server';
 import {
   InjectMcpClient,
@@ -103,6 +104,16 @@ describe('McpClientModule with decorated handlers, against the demo server over 
     expect(result).toMatchObject({ content: [{ text: 'Sunny. (model: stub)' }] });
     expect(handlers.samplings[0].params).toMatchObject({ maxTokens: 200 });
     expect(handlers.samplings[0].ctx.assigns).toEqual({ user: 'alice' });
+  });
+
+  it('opens a new legacy session when the server forgot the old one (HTTP 404)', async () => {
+    await start('legacy');
+    await client.ping();
+    const sessions = server.app.get(McpServer).sessions;
+    for (const session of [...sessions.values()]) sessions.delete(session.id);
+    await expect(client.ping()).rejects.toMatchObject({ code: -32001 });
+    await expect(client.ping()).resolves.toEqual({});
+    expect(sessions.size).toBe(1);
   });
 
   it('hands log entries and notifications to @OnLog and @OnNotification, and reports health', async () => {

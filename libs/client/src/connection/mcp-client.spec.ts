@@ -30,6 +30,11 @@ class Tools {
     return 'slow done';
   }
 
+  @McpTool({ name: 'bad_header', input: { type: 'object', properties: { where: { type: 'object', 'x-mcp-header': 'Where' } } } })
+  badHeader() {
+    return 'unreachable over modern HTTP';
+  }
+
   @McpTool({ name: 'forever' })
   forever(@McpCtx() ctx: McpRequestContext) {
     return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)));
@@ -113,6 +118,7 @@ describe('McpClient against this project server (in memory)', () => {
 
   it('lists every page, or one', async () => {
     const { client } = connect('modern');
+    // bad_header declares x-mcp-header on an object, which no client can mirror: it is left out.
     expect((await client.listTools()).map((tool) => tool.name)).toEqual(['echo', 'confirm', 'slow', 'forever']);
     expect(await client.listTools({ all: false })).toHaveLength(2);
     await client.close();

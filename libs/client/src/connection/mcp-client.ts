@@ -30,6 +30,7 @@ import {
 import { McpClientError } from '../errors/mcp-client.error';
 import { McpClientModuleOptions, McpServerConfig } from '../interfaces/mcp-client-options.interface';
 import { ClientTransport } from '../transports/client-transport.interface';
+import { SessionExpiredError } from '../transports/client-transport.errors';
 import { isSyntheticResponse } from '../transports/synthetic-response';
 import { McpInputContext, McpInputMethod, McpInputResponder } from './input-responder.interface';
 import { McpProgress, PendingCall } from './pending-call';
@@ -111,6 +112,7 @@ export class McpClient {
   /** Connects and negotiates the era (once; later calls wait for the first). */
   connect(): Promise<void> {
     if (this.state === 'connected') return Promise.resolve();
+    if (this.connecting) return this.connecting;
     this.connecting ??= this.open().finally(() => (this.connecting = undefined));
     return this.connecting;
   }
@@ -237,6 +239,10 @@ export class McpClient {
     this.state = 'connecting';
     const transport = (this.transport = this.createTransport(this.config.transport));
     transport.onmessage = (message, info) => this.onMessage(message, info?.relatedRequestId);
+    transport.onerror = (error) => {
+      // The server forgot our legacy session (HTTP 404): open a new one; the request that met the 404 failed.
+      if (error instanceof SessionExpiredError && this.era === 'legacy' && this.state === 'connected') this.reinitialize();
+    };
     transport.onclose = () => {
       if (this.state === 'closed') return;
       this.state = 'idle';
@@ -253,6 +259,16 @@ export class McpClient {
       await transport.close().catch(() => undefined);
       throw error instanceof McpClientError ? error : new McpClientError('transport', `Cannot connect to ${this.id}: ${(error as Error).message}`, undefined, undefined, { cause: error });
     }
+  }
+
+  private reinitialize(): void {
+    this.state = 'connecting';
+    this.connecting = this.initialize(this.protocolVersion ?? LATEST_LEGACY_REVISION)
+      .then(
+        () => void (this.state = 'connected'),
+        () => void (this.state = 'idle'),
+      )
+      .finally(() => (this.connecting = undefined));
   }
 
   private async negotiate(): Promise<void> {

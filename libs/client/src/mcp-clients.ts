@@ -17,7 +17,7 @@ export class McpClients implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly clients = new Map<string, McpClient>();
 
   constructor(
-    @Inject(MCP_CLIENT_OPTIONS) private readonly options: McpClientModuleOptions,
+    @Inject(MCP_CLIENT_OPTIONS) options: McpClientModuleOptions,
     private readonly responder: McpClientResponder,
     private readonly explorer: ClientHandlerExplorer,
   ) {

@@ -101,7 +101,7 @@ export class McpClient {
     this.runner = new ServerRequestRunner(
       options.maxServerRequests ?? 8,
       (method) => (method === 'elicitation/create' ? (options.elicitationTimeoutMs ?? 300_000) : (options.handlerTimeoutMs ?? 60_000)),
-      (response) => void this.write(response),
+      (response) => void this.write(response).catch(() => undefined),
     );
   }
 
@@ -294,11 +294,19 @@ export class McpClient {
     return this.initialize(LATEST_LEGACY_REVISION);
   }
 
-  private async useModern(revision: string): Promise<void> {
+  /** Speaks the modern era at `revision`; a -32022 naming another modern revision of ours is retried with it once. */
+  private async useModern(revision: string, retried = false): Promise<void> {
     this.era = 'modern';
     this.protocolVersion = revision;
     if (this.transport) this.transport.protocolVersion = revision;
-    this.adoptDiscovery(revision, await this.send('server/discover', {}, { timeout: PROBE_TIMEOUT_MS }));
+    try {
+      this.adoptDiscovery(revision, await this.send('server/discover', {}, { timeout: PROBE_TIMEOUT_MS }));
+    } catch (error) {
+      const supported = error instanceof McpClientError && error.code === ErrorCode.UnsupportedProtocolVersion ? (error.data as { supported?: unknown })?.supported : undefined;
+      const other = modernOf(supported);
+      if (retried || !other) throw error;
+      await this.useModern(other, true);
+    }
   }
 
   private adoptDiscovery(revision: string, result: Record<string, unknown>): void {
@@ -466,7 +474,7 @@ export class McpClient {
   private onServerRequest(request: JsonRpcRequest, relatedRequestId: JsonRpcId | undefined): void {
     if (this.era === 'modern') {
       // 2026-07-28 has no server-to-client requests: input comes as input_required results.
-      void this.write({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.MethodNotFound, message: 'Server requests are not part of the modern era' } });
+      void this.write({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.MethodNotFound, message: 'Server requests are not part of the modern era' } }).catch(() => undefined);
       return;
     }
     // On stdio nothing names the related call: with exactly one call in flight, it is that one.
@@ -475,7 +483,7 @@ export class McpClient {
       (this.transport?.origin === undefined && this.pending.size === 1 ? [...this.pending.values()][0] : undefined);
     const capability = INPUT_CAPABILITY[request.method as McpInputMethod];
     if (capability && !this.responder.capabilities(this.id)[capability]) {
-      void this.write({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.MethodNotFound, message: `This client does not handle ${request.method}` } });
+      void this.write({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.MethodNotFound, message: `This client does not handle ${request.method}` } }).catch(() => undefined);
       return;
     }
     this.runner.run(request, async (method, params, signal) => {

@@ -29,9 +29,15 @@ describe('parameter headers', () => {
     expect(headerParamsOf(schema).map((p) => p.path.join('.'))).toEqual(['a', 'b', 'c', 'c.d']);
     expect(headerDeclarationProblems(schema)).toEqual([
       'b: x-mcp-header "region" is used twice',
-      'c: x-mcp-header needs a string, number, integer or boolean',
+      'c: x-mcp-header needs a string, integer or boolean',
       'c.d: x-mcp-header must be an HTTP header name',
     ]);
     expect(headerDeclarationProblems({ type: 'object', properties: { a: { type: 'integer', 'x-mcp-header': 'Limit' } } })).toEqual([]);
+    expect(headerDeclarationProblems({ type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } })).toEqual([
+      'n: x-mcp-header needs a string, integer or boolean',
+    ]);
+    expect(
+      headerDeclarationProblems({ type: 'object', properties: { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } } }),
+    ).toEqual(['list: x-mcp-header inside items cannot be mirrored']);
   });
 });

@@ -16,7 +16,10 @@ const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]
 const SAFE_VALUE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
 /** An HTTP field-name token (RFC 9110). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const PRIMITIVE_TYPES = new Set(['string', 'integer', 'number', 'boolean']);
+/** The types `x-mcp-header` may annotate (2026-07-28, Streamable HTTP "Schema Extension"). */
+const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
+/** Keywords under which an `x-mcp-header` makes the declaration invalid: only plain `properties` paths may carry one. */
+const NESTED_KEYWORDS = ['items', 'prefixItems', 'additionalProperties', 'oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions'];
 
 /** The `x-mcp-header` arguments of a tool input schema, at any depth of `properties`. */
 export function headerParamsOf(schema: Record<string, unknown>, path: string[] = []): HeaderParam[] {
@@ -31,7 +34,8 @@ export function headerParamsOf(schema: Record<string, unknown>, path: string[] =
 
 /**
  * Problems with a tool's `x-mcp-header` declarations: a header name that is not an HTTP token, a name used twice
- * (case-insensitively), a non-string value, or an annotated property that is not a primitive. Empty when valid.
+ * (case-insensitively), an annotated property that is not a string, integer or boolean, or an annotation reached
+ * through anything but `properties` (array items, composition keywords, `$ref` targets). Empty when valid.
  */
 export function headerDeclarationProblems(schema: Record<string, unknown>): string[] {
   const problems: string[] = [];
@@ -47,13 +51,22 @@ export function headerDeclarationProblems(schema: Record<string, unknown>): stri
         if (typeof header !== 'string' || !TOKEN.test(header)) problems.push(`${at}: x-mcp-header must be an HTTP header name`);
         else if (seen.has(header.toLowerCase())) problems.push(`${at}: x-mcp-header "${header}" is used twice`);
         else seen.add(header.toLowerCase());
-        if (!PRIMITIVE_TYPES.has(property.type as string)) problems.push(`${at}: x-mcp-header needs a string, number, integer or boolean`);
+        if (!HEADER_TYPES.has(property.type as string)) problems.push(`${at}: x-mcp-header needs a string, integer or boolean`);
+      }
+      for (const keyword of NESTED_KEYWORDS) {
+        if (property[keyword] !== undefined && mentionsHeader(property[keyword])) problems.push(`${at}: x-mcp-header inside ${keyword} cannot be mirrored`);
       }
       walk(property, [...path, key]);
     }
   };
   walk(schema, []);
   return problems;
+}
+
+function mentionsHeader(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(mentionsHeader);
+  if (!node || typeof node !== 'object') return false;
+  return Object.entries(node).some(([key, value]) => key === 'x-mcp-header' || mentionsHeader(value));
 }
 
 /** A header value for a body value: plain when it is safe header text, else `=?base64?…?=` of its UTF-8. */

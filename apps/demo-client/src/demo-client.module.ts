@@ -1,0 +1,32 @@
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { McpClientModule, McpServerTransportConfig } from '@conduit-mcp/client';
+import { CliInvocation } from './cli-arguments';
+import { CLI_ACTION, CliCommands, TARGET } from './cli.commands';
+import { FixedSamplingHandler, SAMPLE_WITH } from './fixed-sampling.handler';
+import { ServerLogHandler } from './server-log.handler';
+import { TerminalElicitationHandler } from './terminal-elicitation.handler';
+
+/** The command-line client: one server, the handlers the command line asks for, and the action to carry out. */
+@Module({})
+export class DemoClientModule {
+  static forRoot(invocation: CliInvocation): DynamicModule {
+    const sampling: Provider[] = invocation.sampleWith === undefined ? [] : [{ provide: SAMPLE_WITH, useValue: invocation.sampleWith }, FixedSamplingHandler];
+    return {
+      module: DemoClientModule,
+      imports: [
+        McpClientModule.forRoot({
+          name: 'conduit-cli',
+          version: '0.1.0',
+          servers: [{ id: TARGET, transport: transportOf(invocation.target), era: invocation.era, connectOnStart: false }],
+        }),
+      ],
+      providers: [{ provide: CLI_ACTION, useValue: invocation.action }, CliCommands, TerminalElicitationHandler, ServerLogHandler, ...sampling],
+    };
+  }
+}
+
+function transportOf(target: CliInvocation['target']): McpServerTransportConfig {
+  if ('url' in target) return { type: 'http', url: target.url };
+  // Relative paths in the command mean what they meant where `npm run client` was typed.
+  return { type: 'stdio', command: target.command, args: target.args, cwd: process.env.INIT_CWD ?? process.cwd() };
+}

@@ -1,0 +1,51 @@
+import { LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { McpClientError } from '@conduit-mcp/client';
+import { CliInvocation, USAGE, UsageError, parseCliArguments } from './cli-arguments';
+import { CliCommands } from './cli.commands';
+import { DemoClientModule } from './demo-client.module';
+import { StderrLogger } from './stderr.logger';
+
+// A command-line MCP client: `npm run client -- <url | -- command args…> <action>`. Prints the answer as JSON on
+// stdout and everything else on stderr; exits 0 on an answer, 1 when the server could not be asked, 2 on a bad
+// command line.
+async function main(argv: string[]): Promise<number> {
+  let invocation: CliInvocation | undefined;
+  try {
+    invocation = parseCliArguments(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n(npm run client -- --help shows the usage)\n`);
+    return 2;
+  }
+  if (!invocation) {
+    process.stderr.write(`${USAGE}\n`);
+    return 0;
+  }
+  const logLevels: LogLevel[] = invocation.verbose ? ['log', 'warn', 'error'] : ['warn', 'error'];
+  const app = await NestFactory.createApplicationContext(DemoClientModule.forRoot(invocation), { logger: new StderrLogger({ logLevels, colors: process.stderr.isTTY === true }) });
+  try {
+    const answer = await app.get(CliCommands).run();
+    process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`error: ${describe(error)}\n`);
+    return 1;
+  } finally {
+    await app.close();
+  }
+}
+
+
+function describe(error: unknown): string {
+  if (error instanceof McpClientError) return `${error.message}${error.code === undefined ? '' : ` (code ${error.code})`}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

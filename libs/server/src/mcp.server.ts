@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { JsonRpcResponse, Transport } from '@conduit-mcp/core';
 import { DispatchOrigin, TransportKind } from './dispatch/dispatch-origin.interface';
 import { McpDispatcher } from './dispatch/mcp.dispatcher';
@@ -18,7 +18,7 @@ import { connectTransport } from './transports/transport.connection';
  * resource updates, show or hide tools, prompts and resources at run time, or serve a transport of your own.
  */
 @Injectable()
-export class McpServer implements McpEndpoint, OnApplicationBootstrap, OnApplicationShutdown {
+export class McpServer implements McpEndpoint, OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly sessions: SessionStore;
   private readonly transports = new Set<string>();
 
@@ -50,7 +50,8 @@ export class McpServer implements McpEndpoint, OnApplicationBootstrap, OnApplica
     });
   }
 
-  onApplicationShutdown(): void {
+  /** Ends every session while the HTTP server still runs: its close waits for open streams (a session's GET). */
+  beforeApplicationShutdown(): void {
     this.sessions.clear();
     this.transports.clear();
   }

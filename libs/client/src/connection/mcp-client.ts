@@ -126,17 +126,31 @@ export class McpClient {
     await this.transport?.close().catch(() => undefined);
   }
 
-  /** Sends a request and resolves with its result; in the modern era `input_required` rounds are answered first. */
+  /**
+   * Sends a request and resolves with its result; in the modern era `input_required` rounds are answered first. The
+   * call's `timeout` counts the time on the wire across rounds (answering questions pauses it, as in the legacy era);
+   * `maxTotalTimeout` bounds the whole call, answers included.
+   */
   async request(method: string, params: Record<string, unknown> = {}, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
     await this.connect();
     if (this.era !== 'modern' || !MRTR_METHODS.has(method)) return this.send(method, params, options);
+    const started = Date.now();
+    const timeout = options.timeout ?? this.options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const totalLeft = () => (options.maxTotalTimeout === undefined ? undefined : options.maxTotalTimeout - (Date.now() - started));
+    const expired = () => new McpClientError('timeout', `${method} exceeded its total timeout of ${options.maxTotalTimeout} ms`);
+    let wire = 0;
     let extra: Record<string, unknown> = {};
     const maxRounds = this.options.maxInputRounds ?? DEFAULT_INPUT_ROUNDS;
     for (let round = 0; ; round++) {
-      const result = await this.send(method, { ...params, ...extra }, options);
+      const left = totalLeft();
+      if (timeout - wire <= 0) throw new McpClientError('timeout', `${method} timed out after its deadline`);
+      if (left !== undefined && left <= 0) throw expired();
+      const sentAt = Date.now();
+      const result = await this.send(method, { ...params, ...extra }, { ...options, timeout: timeout - wire, maxTotalTimeout: left });
+      wire += Date.now() - sentAt;
       if (result.resultType !== 'input_required') return result;
       if (round >= maxRounds) throw new McpClientError('protocol', `${method} still needed input after ${maxRounds} rounds`);
-      extra = await this.fulfil(result, options);
+      extra = await this.fulfil(result, options, totalLeft(), expired);
     }
   }
 
@@ -353,15 +367,11 @@ export class McpClient {
       options.maxTotalTimeout,
       options.assigns ?? this.options.assigns ?? {},
       options.onProgress,
-      (expired) => {
-        this.abandon(expired, 'Timed out');
-        controller.abort();
-      },
+      (expired) => this.abandon(expired, 'Timed out', controller),
     );
     this.pending.set(id, call);
     const onAbort = () => {
-      this.abandon(call, 'Cancelled by the client');
-      controller.abort();
+      this.abandon(call, 'Cancelled by the client', controller);
       call.reject(new McpClientError('cancelled', `${method} was cancelled`));
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -374,12 +384,16 @@ export class McpClient {
     });
   }
 
-  /** A call we gave up on (timeout, cancel): tell the server, as the era wants. */
-  private abandon(call: PendingCall, reason: string): void {
+  /**
+   * A call we gave up on (timeout, cancel): tell the server, as the era wants. Modern HTTP cancels by closing the
+   * request's stream; otherwise a notification, and the stream stays open so that the server can still cancel the
+   * questions it asked on it.
+   */
+  private abandon(call: PendingCall, reason: string, stream: AbortController): void {
     this.pending.delete(call.id);
-    // Modern HTTP cancels by closing the request's stream (the send's abort signal); elsewhere a notification.
     const modernHttp = this.era === 'modern' && this.transport?.origin !== undefined;
-    if (!modernHttp && call.method !== 'initialize') {
+    if (modernHttp) return stream.abort();
+    if (call.method !== 'initialize') {
       void this.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id, reason } }).catch(() => undefined);
     }
   }
@@ -412,7 +426,26 @@ export class McpClient {
     return headers;
   }
 
-  private async fulfil(result: Record<string, unknown>, options: McpCallOptions): Promise<Record<string, unknown>> {
+  /** Answers one round's questions, within what is left of the call's total timeout. */
+  private async fulfil(
+    result: Record<string, unknown>,
+    options: McpCallOptions,
+    totalLeftMs: number | undefined,
+    expired: () => McpClientError,
+  ): Promise<Record<string, unknown>> {
+    if (totalLeftMs === undefined) return this.answerRound(result, options, options.signal);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(expired()), Math.max(0, totalLeftMs));
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
+    const timedOut = new Promise<never>((_, reject) => deadline.signal.addEventListener('abort', () => reject(deadline.signal.reason), { once: true }));
+    try {
+      return await Promise.race([this.answerRound(result, options, signal), timedOut]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async answerRound(result: Record<string, unknown>, options: McpCallOptions, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
     const requests = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
     const capabilities = this.responder.capabilities(this.id);
     const answers: Record<string, unknown> = {};
@@ -421,7 +454,7 @@ export class McpClient {
       if (!(method in INPUT_CAPABILITY)) throw new McpClientError('protocol', `The server asked for unknown input ${sanitizeText(String(method), 64)}`);
       if (!capabilities[INPUT_CAPABILITY[method]]) throw new McpClientError('protocol', `The server asked for ${method}, which this client did not declare`);
       try {
-        answers[key] = await this.responder.answer(method, (request.params ?? {}) as Record<string, unknown>, this.context('modern', undefined, options.assigns, options.signal));
+        answers[key] = await this.responder.answer(method, (request.params ?? {}) as Record<string, unknown>, this.context('modern', undefined, options.assigns, signal));
       } catch (error) {
         throw new McpClientError('input_handler', `The ${method} handler refused "${sanitizeText(key, 64)}": ${(error as Error).message}`, (error as { code?: number }).code, undefined, { cause: error });
       }
@@ -486,6 +519,9 @@ export class McpClient {
       void this.write({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.MethodNotFound, message: `This client does not handle ${request.method}` } }).catch(() => undefined);
       return;
     }
+    // A question outlives no call: when the call it belongs to ends, its handler is stopped.
+    const stop = () => this.runner.cancel(request.id);
+    related?.promise.then(stop, stop);
     this.runner.run(request, async (method, params, signal) => {
       related?.pause();
       try {

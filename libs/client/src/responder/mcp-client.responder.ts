@@ -66,7 +66,7 @@ export class McpClientResponder implements McpInputResponder {
       }
       case 'elicitation/create': {
         const handler = this.require('elicitation', ctx);
-        const checked = passed(checkElicitationRequest(params, (handler as { modes: Array<'form' | 'url'> }).modes, ctx.origin));
+        const checked = passed(checkElicitationRequest(params, (handler as { modes: Array<'form' | 'url'> }).modes, ctx.origin, ctx.era));
         const answer = await handler.invoke(checked.params, { ...ctx, ...checked.context });
         return passed(checkElicitationAnswer(checked.params, answer, this.schemas)) as unknown as Record<string, unknown>;
       }

@@ -1,4 +1,5 @@
 import {
+  Era,
   ElicitRequestParams,
   ElicitResult,
   ErrorCode,
@@ -44,6 +45,7 @@ export function checkElicitationRequest(
   params: unknown,
   declaredModes: readonly ElicitationMode[],
   origin: string | undefined,
+  era: Era = 'legacy',
 ): Checked<CheckedElicitation> {
   if (!isObject(params)) return invalid('elicitation params must be an object');
   const mode = params.mode === undefined ? 'form' : params.mode;
@@ -52,7 +54,7 @@ export function checkElicitationRequest(
   }
   if (!declaredModes.includes(mode as ElicitationMode)) return invalid(`elicitation mode "${mode}" is not supported`);
   if (typeof params.message !== 'string') return invalid('message must be a string');
-  return mode === 'url' ? checkUrlMode(params, origin) : checkFormMode(params);
+  return mode === 'url' ? checkUrlMode(params, origin, era) : checkFormMode(params);
 }
 
 /**
@@ -83,8 +85,9 @@ export function checkElicitationAnswer(
   return accepted(answer);
 }
 
-function checkUrlMode(params: Record<string, unknown>, origin: string | undefined): Checked<CheckedElicitation> {
-  if (typeof params.elicitationId !== 'string') return invalid('elicitationId must be a string');
+function checkUrlMode(params: Record<string, unknown>, origin: string | undefined, era: Era): Checked<CheckedElicitation> {
+  // 2025-11-25 correlates URL elicitations by id; 2026-07-28 removed it (the retry carries the outcome).
+  if (era === 'legacy' && typeof params.elicitationId !== 'string') return invalid('elicitationId must be a string');
   const raw = params.url;
   // The explicit `https://` prefix refuses relative and scheme-only forms (`https:host`) the parser would repair.
   const url = typeof raw === 'string' && /^https:\/\//i.test(raw) ? parseUrl(raw) : undefined;

@@ -1,3 +1,4 @@
+export * from './json/json-object';
 export * from './jsonrpc/jsonrpc.types';
 export * from './jsonrpc/jsonrpc.errors';
 export * from './jsonrpc/jsonrpc.classifier';

@@ -1,5 +1,4 @@
-import { LOGGING_LEVELS, LoggingLevel, sanitizeText } from '@conduit-mcp/core';
-import { isObject } from '../safety/is-object';
+import { LOGGING_LEVELS, LoggingLevel, sanitizeText, isJsonObject } from '@conduit-mcp/core';
 
 /** A server log entry (`notifications/message` params) once sanitized. */
 export interface SanitizedLogParams {
@@ -22,7 +21,7 @@ export const CUT_MARKER = '[…]';
  * control, bidi and line-separator characters and is clamped; nesting is cut below 16 levels.
  */
 export function sanitizeLogParams(params: unknown): SanitizedLogParams {
-  const entry = isObject(params) ? params : {};
+  const entry = isJsonObject(params) ? params : {};
   const level = (LOGGING_LEVELS as readonly unknown[]).includes(entry.level) ? (entry.level as LoggingLevel) : 'info';
   const sanitized: SanitizedLogParams = { level, data: sanitizeData(entry.data, 0, new Set()) };
   if (typeof entry.logger === 'string') sanitized.logger = sanitizeText(entry.logger, MAX_LOGGER_NAME);

@@ -6,9 +6,9 @@ import {
   SchemaValidator,
   checkElicitationSchema,
   sanitizeText,
+  isJsonObject,
 } from '@conduit-mcp/core';
 import { Checked, accepted, refused } from './checked';
-import { isObject } from './is-object';
 import { isSensitiveField } from './sensitive-field.detector';
 
 export type ElicitationMode = 'form' | 'url';
@@ -47,7 +47,7 @@ export function checkElicitationRequest(
   origin: string | undefined,
   era: Era = 'legacy',
 ): Checked<CheckedElicitation> {
-  if (!isObject(params)) return invalid('elicitation params must be an object');
+  if (!isJsonObject(params)) return invalid('elicitation params must be an object');
   const mode = params.mode === undefined ? 'form' : params.mode;
   if (typeof mode !== 'string' || !MODES.includes(mode)) {
     return invalid(`unknown elicitation mode "${sanitizeText(String(mode), 32)}"`);
@@ -67,18 +67,18 @@ export function checkElicitationAnswer(
   result: unknown,
   schemas: SchemaValidator,
 ): Checked<ElicitResult> {
-  if (!isObject(result)) return broken('elicitation result must be an object');
+  if (!isJsonObject(result)) return broken('elicitation result must be an object');
   const { action, content, _meta } = result;
   if (typeof action !== 'string' || !ACTIONS.includes(action)) {
     return broken('elicitation result action must be accept, decline or cancel');
   }
   const answer = { action } as ElicitResult;
-  if (isObject(_meta)) answer._meta = _meta;
+  if (isJsonObject(_meta)) answer._meta = _meta;
   if (action !== 'accept') return accepted(answer);
   if (request.mode === 'url') {
     return content === undefined ? accepted(answer) : broken('a URL-mode accept carries no content');
   }
-  if (content !== undefined && !isObject(content)) return broken('elicitation content must be an object');
+  if (content !== undefined && !isJsonObject(content)) return broken('elicitation content must be an object');
   const problem = misfit(request.requestedSchema, content ?? {}, schemas);
   if (problem) return broken(`elicitation ${problem}`);
   if (content !== undefined) answer.content = content as ElicitResult['content'];
@@ -125,7 +125,7 @@ function misfit(schema: object, content: Record<string, unknown>, schemas: Schem
   const properties = (schema as { properties?: unknown }).properties;
   for (const [name, value] of Object.entries(content)) {
     const field = sanitizeText(name, 64);
-    if (!isObject(properties) || !Object.hasOwn(properties, name)) return `content has undeclared field "${field}"`;
+    if (!isJsonObject(properties) || !Object.hasOwn(properties, name)) return `content has undeclared field "${field}"`;
     if (!isFieldValue(value)) return `content field "${field}" must be a string, number, boolean or string array`;
   }
   try {

@@ -1,7 +1,6 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ErrorCode, ListRootsResult, Root, sanitizeText } from '@conduit-mcp/core';
+import { ErrorCode, ListRootsResult, Root, sanitizeText, isJsonObject } from '@conduit-mcp/core';
 import { Checked, accepted, refused } from './checked';
-import { isObject } from './is-object';
 
 /**
  * Keeps the roots that may be sent to a server: `file://` URIs on the local host (empty host or
@@ -9,7 +8,7 @@ import { isObject } from './is-object';
  * else is dropped silently. Names are sanitized. A result without a `roots` array is -32603.
  */
 export function filterRoots(result: unknown): Checked<ListRootsResult> {
-  if (!isObject(result) || !Array.isArray(result.roots)) {
+  if (!isJsonObject(result) || !Array.isArray(result.roots)) {
     return refused(ErrorCode.InternalError, 'roots result must have a roots array');
   }
   const roots: Root[] = [];
@@ -17,17 +16,17 @@ export function filterRoots(result: unknown): Checked<ListRootsResult> {
     const root = localRoot(candidate);
     if (root) roots.push(root);
   }
-  return accepted(isObject(result._meta) ? { roots, _meta: result._meta } : { roots });
+  return accepted(isJsonObject(result._meta) ? { roots, _meta: result._meta } : { roots });
 }
 
 function localRoot(candidate: unknown): Root | undefined {
-  if (!isObject(candidate) || typeof candidate.uri !== 'string') return undefined;
+  if (!isJsonObject(candidate) || typeof candidate.uri !== 'string') return undefined;
   const uri = localFileUri(candidate.uri);
   if (!uri) return undefined;
   const root: Root = { uri };
   const name = sanitizeText(candidate.name);
   if (name) root.name = name;
-  if (isObject(candidate._meta)) root._meta = candidate._meta;
+  if (isJsonObject(candidate._meta)) root._meta = candidate._meta;
   return root;
 }
 

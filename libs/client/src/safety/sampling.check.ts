@@ -1,7 +1,6 @@
-import { CreateMessageRequestParams, CreateMessageResult, Era, ErrorCode } from '@conduit-mcp/core';
+import { CreateMessageRequestParams, CreateMessageResult, Era, ErrorCode, isJsonObject } from '@conduit-mcp/core';
 import { McpClientModuleOptions } from '../interfaces/mcp-client-options.interface';
 import { Checked, accepted, refused } from './checked';
-import { isObject } from './is-object';
 
 /** The sampling options of the module, every one set. */
 export type SamplingOptions = Required<NonNullable<McpClientModuleOptions['sampling']>>;
@@ -33,10 +32,10 @@ export function checkSamplingRequest(
   options: SamplingOptions,
   situation: SamplingSituation,
 ): Checked<CreateMessageRequestParams> {
-  if (!isObject(params)) return refused(ErrorCode.InvalidParams, 'sampling params must be an object');
+  if (!isJsonObject(params)) return refused(ErrorCode.InvalidParams, 'sampling params must be an object');
   const { messages, maxTokens, includeContext } = params;
   if (!Array.isArray(messages)) return refused(ErrorCode.InvalidParams, 'messages must be an array');
-  const badMessage = messages.findIndex((m) => !isObject(m) || !ROLES.includes(m.role as string) || m.content == null);
+  const badMessage = messages.findIndex((m) => !isJsonObject(m) || !ROLES.includes(m.role as string) || m.content == null);
   if (badMessage >= 0) {
     return refused(ErrorCode.InvalidParams, `messages[${badMessage}] must have a role (user or assistant) and content`);
   }
@@ -63,7 +62,7 @@ export function checkSamplingRequest(
 
 /** Checks the handler's answer before it is sent: a role, content and a model name, else -32603. */
 export function checkSamplingResult(result: unknown): Checked<CreateMessageResult> {
-  if (!isObject(result)) return refused(ErrorCode.InternalError, 'sampling result must be an object');
+  if (!isJsonObject(result)) return refused(ErrorCode.InternalError, 'sampling result must be an object');
   if (!ROLES.includes(result.role as string)) {
     return refused(ErrorCode.InternalError, 'sampling result role must be user or assistant');
   }
@@ -78,5 +77,5 @@ export function checkSamplingResult(result: unknown): Checked<CreateMessageResul
 
 function hasToolUse(content: unknown): boolean {
   const blocks = Array.isArray(content) ? content : [content];
-  return blocks.some((block) => isObject(block) && block.type === 'tool_use');
+  return blocks.some((block) => isJsonObject(block) && block.type === 'tool_use');
 }

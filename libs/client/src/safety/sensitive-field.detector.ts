@@ -1,4 +1,4 @@
-import { isObject } from './is-object';
+import { isJsonObject } from '@conduit-mcp/core';
 
 const SECRET_TERMS = [
   'passwords?',
@@ -28,9 +28,9 @@ const SECRET_WORDS = new RegExp(`\\b(?:${SECRET_TERMS.join('|')})\\d*\\b`);
  * A hint for the person answering, not a guarantee either way.
  */
 export function isSensitiveField(name: string, schema: unknown): boolean {
-  if (isObject(schema) && (schema.format === 'password' || schema.writeOnly === true)) return true;
+  if (isJsonObject(schema) && (schema.format === 'password' || schema.writeOnly === true)) return true;
   const texts = [name];
-  if (isObject(schema)) {
+  if (isJsonObject(schema)) {
     for (const text of [schema.title, schema.description]) if (typeof text === 'string') texts.push(text);
   }
   return texts.some((text) => SECRET_WORDS.test(words(text)));

@@ -1,4 +1,4 @@
-import { JsonRpcErrorObject, JsonRpcFailure, JsonRpcId, sanitizeText } from '@conduit-mcp/core';
+import { JsonRpcErrorObject, JsonRpcFailure, JsonRpcId, sanitizeText, isJsonObject } from '@conduit-mcp/core';
 import { mediaTypeOf, readBoundedBody } from './http-body.reader';
 import { transportFailure } from './synthetic-response';
 
@@ -24,7 +24,7 @@ export async function readHttpError(response: Response, maxBytes: number): Promi
   } else {
     void response.body?.cancel().catch(() => undefined);
   }
-  const error = isObject(body) ? errorObjectOf(body.error) : undefined;
+  const error = isJsonObject(body) ? errorObjectOf(body.error) : undefined;
   const head = `HTTP ${response.status}${response.statusText ? ` ${sanitizeText(response.statusText, 80)}` : ''}`;
   return {
     status: response.status,
@@ -43,12 +43,9 @@ export function answerHttpError(report: HttpErrorReport, requestId: JsonRpcId): 
 }
 
 function errorObjectOf(value: unknown): JsonRpcErrorObject | undefined {
-  if (!isObject(value) || !Number.isInteger(value.code) || typeof value.message !== 'string') return undefined;
+  if (!isJsonObject(value) || !Number.isInteger(value.code) || typeof value.message !== 'string') return undefined;
   const error: JsonRpcErrorObject = { code: value.code as number, message: value.message };
   if (value.data !== undefined) error.data = value.data;
   return error;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

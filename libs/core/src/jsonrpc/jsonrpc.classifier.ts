@@ -1,3 +1,4 @@
+import { isJsonObject } from '../json/json-object';
 import { invalidRequest, McpError, parseError } from './jsonrpc.errors';
 import {
   JSONRPC_VERSION,
@@ -47,7 +48,7 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
 
 function classify(value: unknown): ClassifiedMessage {
   if (Array.isArray(value)) return invalid(null, 'Batches are not supported');
-  if (!isObject(value)) return invalid(null, 'Message must be an object');
+  if (!isJsonObject(value)) return invalid(null, 'Message must be an object');
 
   const id = Object.hasOwn(value, 'id') ? value.id : undefined;
   const validId = isJsonRpcId(id) ? id : null;
@@ -57,7 +58,7 @@ function classify(value: unknown): ClassifiedMessage {
     const method = value.method;
     if (typeof method !== 'string' || method === '') return invalid(validId, 'method must be a non-empty string');
     const params = value.params;
-    if (params !== undefined && !isObject(params)) return invalid(validId, 'params must be an object');
+    if (params !== undefined && !isJsonObject(params)) return invalid(validId, 'params must be an object');
     const withParams = params === undefined ? {} : { params };
     if (id === undefined) return { kind: 'notification', message: { jsonrpc: JSONRPC_VERSION, method, ...withParams } };
     if (validId === null) return invalid(null, 'id must be a string or a number');
@@ -72,7 +73,7 @@ function classify(value: unknown): ClassifiedMessage {
   if (hasResult) {
     const result = value.result;
     if (validId === null) return invalid(null, 'Response id must be a string or a number');
-    if (!isObject(result)) return invalid(validId, 'result must be an object');
+    if (!isJsonObject(result)) return invalid(validId, 'result must be an object');
     return { kind: 'response', message: { jsonrpc: JSONRPC_VERSION, id: validId, result } };
   }
 
@@ -84,7 +85,7 @@ function classify(value: unknown): ClassifiedMessage {
 }
 
 function readErrorObject(value: unknown): JsonRpcErrorObject | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   const { code, message } = value;
   if (!Number.isInteger(code) || typeof message !== 'string') return undefined;
   const data = value.data;
@@ -93,16 +94,13 @@ function readErrorObject(value: unknown): JsonRpcErrorObject | undefined {
 
 function safeId(value: unknown): JsonRpcId | null {
   try {
-    const id = isObject(value) ? value.id : undefined;
+    const id = isJsonObject(value) ? value.id : undefined;
     return isJsonRpcId(id) ? id : null;
   } catch {
     return null;
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function invalid(id: JsonRpcId | null, reason: string): ClassifiedMessage {
   return { kind: 'invalid', id, error: invalidRequest(reason) };

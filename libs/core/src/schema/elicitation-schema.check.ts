@@ -1,3 +1,5 @@
+import { isJsonObject } from '../json/json-object';
+
 const STRING_FORMATS = ['email', 'uri', 'date', 'date-time'];
 // Keywords that would nest or combine schemas; only the enum forms below may use some of them.
 const STRUCTURAL = [
@@ -27,10 +29,10 @@ type Json = Record<string, unknown>;
  * An empty list means the schema fits.
  */
 export function checkElicitationSchema(schema: unknown): string[] {
-  if (!isObject(schema)) return ['schema must be an object'];
+  if (!isJsonObject(schema)) return ['schema must be an object'];
   const problems: string[] = [];
   if (schema.type !== 'object') problems.push('type must be "object"');
-  if (!isObject(schema.properties)) return [...problems, 'properties must be an object'];
+  if (!isJsonObject(schema.properties)) return [...problems, 'properties must be an object'];
   const names = Object.keys(schema.properties);
   if (schema.required !== undefined) {
     if (!isStringArray(schema.required)) problems.push('required must be an array of strings');
@@ -47,7 +49,7 @@ export function checkElicitationSchema(schema: unknown): string[] {
 }
 
 function checkProperty(prop: unknown): string[] {
-  if (!isObject(prop)) return ['must be a schema object'];
+  if (!isJsonObject(prop)) return ['must be a schema object'];
   switch (prop.type) {
     case 'string':
       return [...checkString(prop), ...unexpected(prop, ['oneOf'])];
@@ -83,7 +85,7 @@ function checkString(prop: Json): string[] {
 
 function checkMultiSelect(prop: Json): string[] {
   const items = prop.items;
-  if (!isObject(items)) return ['items must be an object'];
+  if (!isJsonObject(items)) return ['items must be an object'];
   if (items.anyOf !== undefined) {
     return isTitledOptions(items.anyOf) ? [] : ['items.anyOf must be a non-empty array of { const, title } strings'];
   }
@@ -101,13 +103,10 @@ function isTitledOptions(value: unknown): boolean {
   return (
     Array.isArray(value) &&
     value.length > 0 &&
-    value.every((option) => isObject(option) && typeof option.const === 'string' && typeof option.title === 'string')
+    value.every((option) => isJsonObject(option) && typeof option.const === 'string' && typeof option.title === 'string')
   );
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');

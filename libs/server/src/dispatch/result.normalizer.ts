@@ -6,6 +6,7 @@ import {
   PromptMessage,
   ReadResourceResult,
   ResourceContents,
+  isJsonObject,
 } from '@conduit-mcp/core';
 import { MAX_COMPLETION_VALUES } from '../mcp.constants';
 
@@ -64,6 +65,7 @@ export function toCompleteResult(value: unknown): CompleteResult {
   return { completion };
 }
 
+/** A JSON object, not bytes (a resource handler may return a Buffer). */
 function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+  return isJsonObject(value) && !(value instanceof Uint8Array);
 }

@@ -11,6 +11,7 @@ import {
   checkElicitationSchema,
   invalidParams,
   sanitizeText,
+  isJsonObject,
 } from '@conduit-mcp/core';
 import { McpInput } from '../context/mcp-input.interface';
 import { McpInputRequired } from './input-required.signal';
@@ -61,7 +62,7 @@ export class ModernInput implements McpInput {
   async sample(key: string, params: CreateMessageRequestParams): Promise<CreateMessageResult> {
     const answer = this.answer(key);
     if (answer !== undefined) {
-      const ok = isObject(answer) && (answer.role === 'assistant' || answer.role === 'user') && isObject(answer.content) && typeof answer.model === 'string';
+      const ok = isJsonObject(answer) && (answer.role === 'assistant' || answer.role === 'user') && isJsonObject(answer.content) && typeof answer.model === 'string';
       if (!ok) throw invalidInput(key, 'a CreateMessageResult (role, content, model) is required');
       return answer as unknown as CreateMessageResult;
     }
@@ -72,7 +73,7 @@ export class ModernInput implements McpInput {
   async roots(key: string): Promise<ListRootsResult> {
     const answer = this.answer(key);
     if (answer !== undefined) {
-      const ok = isObject(answer) && Array.isArray(answer.roots) && answer.roots.every((root) => isObject(root) && typeof root.uri === 'string');
+      const ok = isJsonObject(answer) && Array.isArray(answer.roots) && answer.roots.every((root) => isJsonObject(root) && typeof root.uri === 'string');
       if (!ok) throw invalidInput(key, 'a ListRootsResult (roots with uri) is required');
       return answer as unknown as ListRootsResult;
     }
@@ -88,7 +89,7 @@ export class ModernInput implements McpInput {
   }
 
   private checkElicitResult(key: string, answer: unknown, params: ElicitRequestParams): ElicitResult {
-    if (!isObject(answer) || !['accept', 'decline', 'cancel'].includes(answer.action as string)) {
+    if (!isJsonObject(answer) || !['accept', 'decline', 'cancel'].includes(answer.action as string)) {
       throw invalidInput(key, 'an ElicitResult with action accept, decline or cancel is required');
     }
     if (answer.action === 'accept' && params.mode !== 'url') {
@@ -134,6 +135,3 @@ function invalidInput(key: string, problem: string): McpError {
   return invalidParams(`Invalid input response "${sanitizeText(key, 64)}": ${problem}`);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -1,4 +1,0 @@
-/** Whether `value` is a JSON object (not null, not an array). */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

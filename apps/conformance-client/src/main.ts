@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { LATEST_LEGACY_REVISION } from '@conduit-mcp/core';
 import { ConformanceClientModule } from './conformance-client.module';
 import { ConformanceScenarios, ScenarioContext } from './conformance.scenarios';
-import { StderrLogger } from './stderr.logger';
+import { StderrLogger } from '@conduit-mcp/client';
 
 // The official conformance suite runs `<command> <serverUrl>` once per client scenario, naming it in
 // MCP_CONFORMANCE_SCENARIO, the revision in MCP_CONFORMANCE_PROTOCOL_VERSION and extra data in MCP_CONFORMANCE_CONTEXT.

@@ -1,10 +1,9 @@
 import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { McpClientError } from '@conduit-mcp/client';
 import { CliInvocation, USAGE, UsageError, parseCliArguments } from './cli-arguments';
 import { CliCommands } from './cli.commands';
 import { DemoClientModule } from './demo-client.module';
-import { StderrLogger } from './stderr.logger';
+import { McpClientError, StderrLogger } from '@conduit-mcp/client';
 
 // A command-line MCP client: `npm run client -- <url | -- command args…> <action>`. Prints the answer as JSON on
 // stdout and everything else on stderr; exits 0 on an answer, 1 when the server could not be asked, 2 on a bad

@@ -17,3 +17,4 @@ export * from './transports/streamable-http-client.transport';
 export * from './transports/sse-client.transport';
 export { isSyntheticResponse } from './transports/synthetic-response';
 export { INHERITED_ENV_VARS, inheritedEnvironment } from './transports/inherited-environment';
+export * from './logging/stderr.logger';

@@ -1,8 +1,0 @@
-import { ConsoleLogger, LogLevel } from '@nestjs/common';
-
-/** A ConsoleLogger that writes every level to stderr: the suite reads nothing from stdout. */
-export class StderrLogger extends ConsoleLogger {
-  protected printMessages(messages: unknown[], context?: string, logLevel?: LogLevel, _stream?: 'stdout' | 'stderr', errorStack?: unknown): void {
-    super.printMessages(messages, context, logLevel, 'stderr', errorStack);
-  }
-}

@@ -114,7 +114,12 @@ export function interopScenarios(target: InteropTarget): void {
       onprogress: (p) => progress.push(p.progress),
     });
     expect(textOf(result)).toBe('Report compiled in 3 steps.');
-    expect(progress).toEqual([1, 2, 3]);
+    // Every step is on the wire before the result. The SDK 1.x client hands notifications to callbacks a microtask
+    // late, so one that shares a read with the response (likely over stdio) can miss the callback: the callback
+    // sees the wire's progress in order, possibly without the last one.
+    const onWire = peer.recorder.notifications('notifications/progress').map((n) => (n.params as { progress: number }).progress);
+    expect(onWire).toEqual([1, 2, 3]);
+    expect([[1, 2], [1, 2, 3]]).toContainEqual(progress);
   });
 
   if (target.sessions) {

@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+'use strict';
+// npm run bench [-- --quick] [-- --only=raw,conduit-modern]: starts each server, loads it, writes bench/results/.
+const { spawn } = require('node:child_process');
+const os = require('node:os');
+const path = require('node:path');
+const { startServer, stopServer, killAllSync, rssMb, pinning, root } = require('./lib/procs');
+const { requestShape, openLegacySession, probe } = require('./lib/protocol');
+const { load } = require('./lib/load');
+const { servers, listScenarios, CONCURRENCY } = require('./lib/scenarios');
+const report = require('./lib/report');
+const { buildServers } = require('./lib/build');
+
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const only = (argv.find((a) => a.startsWith('--only=')) || '').slice(7).split(',').filter(Boolean);
+const WARMUP = quick ? 1 : 2;
+const DURATION = quick ? 2 : 10;
+
+// Re-run this script pinned to CPU 1 (servers go to CPU 0).
+if (pinning && !process.env.BENCH_PINNED) {
+  const child = spawn('taskset', ['-c', '1', process.execPath, __filename, ...argv], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_PINNED: '1' },
+  });
+  for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 130 : 0)));
+  return;
+}
+
+process.on('exit', killAllSync);
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    try {
+      load.current && load.current.stop();
+    } catch {}
+    killAllSync();
+    process.exit(130);
+  });
+}
+
+const log = (...a) => console.error('[bench]', ...a);
+
+function available(mod) {
+  try {
+    require.resolve(mod, { paths: [root] });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts a server, prepares the request, probes it, warms it up, runs each concurrency twice, stops it. */
+async function measure(spec, method, concurrencies) {
+  const started = await startServer(spec.file, spec.env);
+  try {
+    const url = `http://127.0.0.1:${started.port}/mcp`;
+    const sessionId = spec.era === 'legacy' && !spec.sessionless ? await openLegacySession(url) : undefined;
+    if (spec.era === 'legacy' && !spec.sessionless && !sessionId) throw new Error('initialize returned no Mcp-Session-Id');
+    const shape = requestShape(spec.era, method, sessionId);
+    await probe(url, shape, method);
+    await load(url, shape, 16, WARMUP);
+    const rows = [];
+    for (const c of concurrencies) {
+      const runs = [];
+      for (let i = 0; i < 2; i++) {
+        const r = await load(url, shape, c, DURATION);
+        log(`${spec.id} c=${c} run ${i + 1}: ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} err ${r.errors} non2xx ${r.non2xx}`);
+        runs.push(r);
+      }
+      rows.push({ id: spec.id, label: spec.label, group: spec.group, concurrency: c, method, runs, rssMb: rssMb(started.pid) });
+    }
+    return rows;
+  } finally {
+    await stopServer(started.child);
+  }
+}
+
+async function main() {
+  const meta = {
+    startedAt: new Date().toISOString(),
+    quick,
+    node: process.version,
+    cpu: (os.cpus()[0] || {}).model,
+    cores: os.cpus().length,
+    pinned: Boolean(process.env.BENCH_PINNED),
+    warmupS: WARMUP,
+    durationS: DURATION,
+  };
+  const result = { meta, rows: [], lists: [], skipped: [] };
+  log('compiling the TypeScript servers into bench/.build');
+  buildServers();
+  const pick = (s) => !only.length || only.includes(s.id);
+  for (const spec of servers.filter(pick)) {
+    if (spec.requires && !available(spec.requires)) {
+      result.skipped.push({ id: spec.id, reason: `${spec.requires} is not installed` });
+      continue;
+    }
+    log(`${spec.id}: starting ${spec.file}`);
+    try {
+      result.rows.push(...(await measure(spec, 'tools/call', CONCURRENCY)));
+    } catch (error) {
+      log(`${spec.id}: skipped: ${error.message}`);
+      result.skipped.push({ id: spec.id, reason: error.message });
+    }
+  }
+  for (const spec of listScenarios.filter(pick)) {
+    log(`${spec.id}: starting ${spec.file}`);
+    try {
+      result.lists.push(...(await measure({ ...spec, group: 'self' }, spec.method, [16])));
+    } catch (error) {
+      result.skipped.push({ id: spec.id, reason: error.message });
+    }
+  }
+  result.rows.sort((a, b) => a.concurrency - b.concurrency);
+  report.addRatios(result.rows);
+  const { md, mdPath } = report.write(result, path.join(__dirname, 'results'));
+  console.log(md);
+  log(`written ${path.relative(root, mdPath)} and .json`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  killAllSync();
+  process.exit(1);
+});

@@ -10,6 +10,7 @@ import { DEMO_PROVIDERS } from '../apps/demo-server/src/demo.providers';
 import { ClientApp, eventually, startClientApp } from './support/client-app';
 import { RunningServer, startDemoServer } from './support/demo-server';
 import { errorOf, textOf } from './support/results';
+import { alive } from './support/client-peer.process';
 
 /**
  * The client library against this project's own demo server (apps/demo-server providers), in both eras, over
@@ -404,13 +405,4 @@ describe('the demo server restarted under a connected legacy HTTP client', () =>
 /** The text of a read result's first contents entry. */
 function resourceText(result: Record<string, unknown>): string {
   return (result.contents as Array<{ text: string }>)[0].text;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { INHERITED_ENV_VARS, McpClientError, McpServerConfig } from '@conduit-mcp/client';
 import { ClientApp, eventually, startClientApp } from './support/client-app';
 import { RecordedContext, RecordedLog, RecordedNotification } from './support/client-recording.handlers';
-import { PeerProcess, spawnHttpPeer } from './support/client-peer.process';
+import { PeerProcess, alive, spawnHttpPeer } from './support/client-peer.process';
 import { errorOf, textOf } from './support/results';
 
 /**
@@ -464,13 +464,4 @@ function connectTo(host: string, port: number): Promise<void> {
     socket.once('error', reject);
     socket.once('timeout', () => (socket.destroy(), reject(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' }))));
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,25 +1,12 @@
 // This project: McpModule with one `echo` tool behind a trivial guard and interceptor.
 // BENCH_TOOLS=n registers n-1 more tools (for the tools/list scenarios).
 import 'reflect-metadata';
-import { CallHandler, CanActivate, ExecutionContext, Injectable, Module, NestInterceptor, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Injectable, Module, UseGuards, UseInterceptors } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { AllowGuard, PassInterceptor } from './trivial.enhancers';
 import { McpArgs, McpModule, McpTool } from '@conduit-mcp/server';
 
 const input = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
-
-@Injectable()
-class AllowGuard implements CanActivate {
-  canActivate(_context: ExecutionContext): boolean {
-    return true;
-  }
-}
-
-@Injectable()
-class PassInterceptor implements NestInterceptor {
-  intercept(_context: ExecutionContext, next: CallHandler) {
-    return next.handle();
-  }
-}
 
 @Injectable()
 class EchoTools {

@@ -1,25 +1,12 @@
 // @rekog/mcp-nest 2.x as its README shows: McpStrategy + StreamableHttpTransport, an @McpController tool with the
 // same trivial guard and interceptor. BENCH_MODE=legacy turns on its stateful (session) mode.
 import 'reflect-metadata';
-import { CallHandler, CanActivate, ExecutionContext, Injectable, Module, NestInterceptor, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Module, UseGuards, UseInterceptors } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { AllowGuard, PassInterceptor } from './trivial.enhancers';
 import { Payload } from '@nestjs/microservices';
 import { McpController, McpStrategy, StreamableHttpTransport, Tool } from '@rekog/mcp-nest';
 import { z } from 'zod';
-
-@Injectable()
-class AllowGuard implements CanActivate {
-  canActivate(_context: ExecutionContext): boolean {
-    return true;
-  }
-}
-
-@Injectable()
-class PassInterceptor implements NestInterceptor {
-  intercept(_context: ExecutionContext, next: CallHandler) {
-    return next.handle();
-  }
-}
 
 @McpController()
 class EchoController {

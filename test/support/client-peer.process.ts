@@ -63,3 +63,13 @@ export async function spawnHttpPeer(script: string, args: string[], timeoutMs = 
     throw error;
   }
 }
+
+/** Whether a process with this PID still runs (signal 0 checks without signalling). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -11,6 +11,7 @@ import {
 } from '@conduit-mcp/core';
 import { McpSession } from '../session/mcp-session';
 import { MessageSink } from '../session/message-sink.interface';
+import { RequestCancellation } from '../session/request-cancellation';
 import { McpInput } from './mcp-input.interface';
 
 /** Legacy era: each question is a server-to-client request on the request's stream, awaited for its answer. */
@@ -18,7 +19,7 @@ export class LegacyInput implements McpInput {
   constructor(
     private readonly session: McpSession,
     private readonly stream: MessageSink | undefined,
-    private readonly signal: AbortSignal,
+    private readonly cancellation: RequestCancellation,
     private readonly timeoutMs: number,
   ) {}
 
@@ -60,6 +61,6 @@ export class LegacyInput implements McpInput {
     if (!sink || sink.closed) {
       return Promise.reject(new McpError(ErrorCode.ServerError, `No open stream to send ${method} on`));
     }
-    return this.session.request(method, params, sink, { timeoutMs: this.timeoutMs, signal: this.signal });
+    return this.session.request(method, params, sink, { timeoutMs: this.timeoutMs, signal: this.cancellation.signal });
   }
 }

@@ -10,6 +10,7 @@ import {
 } from '@conduit-mcp/core';
 import { McpSession } from '../session/mcp-session';
 import { MessageSink } from '../session/message-sink.interface';
+import { RequestCancellation } from '../session/request-cancellation';
 import { McpInput } from './mcp-input.interface';
 import { McpRequestState } from './mcp-request-state';
 
@@ -23,7 +24,7 @@ export interface McpRequestContextInit {
   session: McpSession;
   stream: MessageSink | undefined;
   httpRequest: IncomingMessage | undefined;
-  signal: AbortSignal;
+  cancellation: RequestCancellation;
   meta: Meta;
   input: McpInput;
   state: McpRequestState;
@@ -47,8 +48,6 @@ export class McpRequestContext {
   readonly meta: Meta;
   /** The HTTP request that carried the message, when the transport is HTTP. */
   readonly httpRequest: IncomingMessage | undefined;
-  /** Aborted when the client cancels the request, the session ends, or the server shuts down. */
-  readonly signal: AbortSignal;
   /** Questions to the client: elicitation, sampling, roots. */
   readonly input: McpInput;
   /**
@@ -63,6 +62,7 @@ export class McpRequestContext {
   target: { kind: 'tool' | 'resource' | 'prompt' | 'completion'; name: string } | undefined;
 
   private readonly session: McpSession;
+  private readonly cancellation: RequestCancellation;
   private readonly stream: MessageSink | undefined;
   private readonly logThreshold: () => LoggingLevel | null;
   private lastProgress = -Infinity;
@@ -76,13 +76,23 @@ export class McpRequestContext {
     this.session = init.session;
     this.stream = init.stream;
     this.httpRequest = init.httpRequest;
-    this.signal = init.signal;
+    this.cancellation = init.cancellation;
     this.meta = init.meta;
     this.input = init.input;
     this.state = init.state;
     this.clientInfo = init.clientInfo;
     this.clientCapabilities = init.clientCapabilities;
     this.logThreshold = init.logThreshold;
+  }
+
+  /** Aborted when the client cancels the request, the session ends, or the server shuts down. */
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+
+  /** Whether the request was cancelled: `signal.aborted`, without making the signal. */
+  get cancelled(): boolean {
+    return this.cancellation.aborted;
   }
 
   /** The session id (legacy era; a stateless or modern request has a throw-away one). */
@@ -96,7 +106,7 @@ export class McpRequestContext {
    */
   progress(progress: number, total?: number, message?: string): void {
     const progressToken = this.meta.progressToken;
-    if (progressToken === undefined || !(progress > this.lastProgress) || this.signal.aborted) return;
+    if (progressToken === undefined || !(progress > this.lastProgress) || this.cancelled) return;
     this.lastProgress = progress;
     const params: Record<string, unknown> = { progressToken, progress };
     if (total !== undefined) params.total = total;

@@ -5,24 +5,28 @@ import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { McpRequestContext } from '../context/mcp-request-context';
 import { MCP_CONTEXT_TYPE, MCP_PARAMS_METADATA } from '../mcp.constants';
 import { McpAccessCheck, McpInvoker } from '../registry/registry.types';
+import { createMcpContextCreator } from './mcp-context.creator';
 import { McpParamsFactory } from './mcp-params.factory';
 
 type Handler = (...args: unknown[]) => Promise<unknown>;
 const GUARDS_ONLY = { guards: true, interceptors: false, filters: false };
 
 /**
- * Wraps a discovered provider method once with Nest's `ExternalContextCreator` (context type `'mcp'`), so guards,
- * interceptors, pipes and exception filters run around it. Request-scoped providers are resolved per call, with
+ * Wraps a discovered provider method once with Nest's `ExternalContextCreator` (context type `'mcp'`; interceptors
+ * through `McpInterceptorsConsumer`), so guards, interceptors, pipes and exception filters run around it. Request-scoped providers are resolved per call, with
  * the `McpRequestContext` registered as the request.
  */
 @Injectable()
 export class McpHandlerFactory {
   private readonly paramsFactory = new McpParamsFactory();
+  private readonly externalContextCreator: ExternalContextCreator;
 
   constructor(
-    private readonly externalContextCreator: ExternalContextCreator,
+    externalContextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
-  ) {}
+  ) {
+    this.externalContextCreator = createMcpContextCreator(externalContextCreator);
+  }
 
   createInvoker(wrapper: InstanceWrapper, methodName: string): McpInvoker {
     if (wrapper.isDependencyTreeStatic() && wrapper.instance) {

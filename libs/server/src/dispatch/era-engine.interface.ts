@@ -1,5 +1,6 @@
 import { Era, JsonRpcRequest } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
+import { RequestCancellation } from '../session/request-cancellation';
 import { DispatchOrigin } from './dispatch-origin.interface';
 
 /** What a route produced: its result, or what it threw. */
@@ -10,7 +11,7 @@ export interface EraPlan {
   era: Era;
   revision: string;
   /** The handler context of the request. */
-  context(signal: AbortSignal): McpRequestContext;
+  context(cancellation: RequestCancellation): McpRequestContext;
   /** The result to send for what the route produced; throws to answer with an error. */
   settle(outcome: RouteOutcome, ctx: McpRequestContext): Record<string, unknown>;
 }

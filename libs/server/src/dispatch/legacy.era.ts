@@ -32,7 +32,7 @@ export class LegacyEra implements EraEngine {
     return {
       era: 'legacy',
       revision,
-      context: (signal) =>
+      context: (cancellation) =>
         new McpRequestContext({
           server: this.options.name,
           method: request.method,
@@ -42,9 +42,9 @@ export class LegacyEra implements EraEngine {
           session,
           stream: origin.stream,
           httpRequest: origin.httpRequest,
-          signal,
+          cancellation,
           meta: metaOf(request),
-          input: new LegacyInput(session, origin.stream, signal, this.options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS),
+          input: new LegacyInput(session, origin.stream, cancellation, this.options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS),
           state: new McpRequestState(),
           clientInfo: session.clientInfo,
           clientCapabilities: session.clientCapabilities,

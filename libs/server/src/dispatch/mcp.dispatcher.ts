@@ -72,6 +72,7 @@ export class McpDispatcher {
     const { session } = origin;
     let era: Era = this.eraOf(request, origin);
     const report = (status: 'ok' | 'error' | 'cancelled', errorCode?: number) =>
+      this.telemetry.observed('request') &&
       this.telemetry.request({
         server: this.options.name,
         method: sanitizeText(request.method, 128),
@@ -100,26 +101,26 @@ export class McpDispatcher {
     if (session.inFlightCount >= (this.options.maxInFlightPerSession ?? DEFAULT_MAX_IN_FLIGHT)) {
       return fail(new McpError(ErrorCode.ServerError, 'Too many requests in flight for this session'));
     }
-    const controller = session.beginRequest(request.id);
-    if (!controller) return fail(new McpError(ErrorCode.InvalidRequest, 'A request with this id is already in flight'));
+    const cancellation = session.beginRequest(request.id);
+    if (!cancellation) return fail(new McpError(ErrorCode.InvalidRequest, 'A request with this id is already in flight'));
 
     try {
-      const ctx = plan.context(controller.signal);
+      const ctx = plan.context(cancellation);
       let outcome: RouteOutcome;
       try {
         outcome = { ok: true, result: await route.run(request.params ?? {}, ctx, origin) };
       } catch (error) {
         outcome = { ok: false, error };
       }
-      if (controller.signal.aborted) return this.cancelled(report);
+      if (cancellation.aborted) return this.cancelled(report);
       const result = plan.settle(outcome, ctx);
       report('ok');
       return { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
-      if (controller.signal.aborted) return this.cancelled(report);
+      if (cancellation.aborted) return this.cancelled(report);
       return fail(toWireError(error));
     } finally {
-      session.endRequest(request.id, controller);
+      session.endRequest(request.id, cancellation);
     }
   }
 

@@ -65,12 +65,15 @@ export class ModernEra implements EraEngine {
     checkRevision(meta.revision, this.modern, this.supported);
     const codec = this.codec!; // the revision check passed, so the modern era is served and has its codec
     const mrtr = MRTR_METHODS.has(request.method);
-    const binding: RequestBinding = {
-      method: request.method,
-      digest: RequestStateCodec.digest(params),
-      principal: this.options.requestState?.principal?.(origin.httpRequest),
-    };
-    const round = mrtr && params.requestState !== undefined ? codec.open(params.requestState, binding) : { answers: {}, state: {} };
+    // What a request state is bound to; only a round that opens or seals one needs it (hashing params is not free).
+    let binding: RequestBinding | undefined;
+    const bindingOf = (): RequestBinding =>
+      (binding ??= {
+        method: request.method,
+        digest: RequestStateCodec.digest(params),
+        principal: this.options.requestState?.principal?.(origin.httpRequest),
+      });
+    const round = mrtr && params.requestState !== undefined ? codec.open(params.requestState, bindingOf()) : { answers: {}, state: {} };
     const responses = params.inputResponses === undefined ? {} : params.inputResponses;
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) throw invalidParams('Invalid "inputResponses": an object is required');
     const input = mrtr ? new ModernInput({ ...round.answers, ...(responses as Record<string, unknown>) }, meta.clientCapabilities, this.schemas) : undefined;
@@ -79,7 +82,7 @@ export class ModernEra implements EraEngine {
     return {
       era: 'modern',
       revision: meta.revision,
-      context: (signal) =>
+      context: (cancellation) =>
         new McpRequestContext({
           server: this.options.name,
           method: request.method,
@@ -89,7 +92,7 @@ export class ModernEra implements EraEngine {
           session: origin.session,
           stream: origin.stream,
           httpRequest: origin.httpRequest,
-          signal,
+          cancellation,
           meta: metaOf(request),
           input: input ?? new NoInput(request.method),
           state: new McpRequestState(round.state),
@@ -105,7 +108,7 @@ export class ModernEra implements EraEngine {
           return {
             resultType: 'input_required',
             inputRequests: input.requests,
-            requestState: codec.seal({ answers: input.used, state: ctx.state.toJSON() }, binding),
+            requestState: codec.seal({ answers: input.used, state: ctx.state.toJSON() }, bindingOf()),
             _meta: { [META_SERVER_INFO]: serverInfo },
           };
         }

@@ -35,7 +35,7 @@ export class PromptMethods {
     const missing = (prompt.definition.arguments ?? []).filter((arg) => arg.required && args[arg.name] === undefined);
     if (missing.length) throw invalidParams(`Missing required arguments: ${missing.map((arg) => arg.name).join(', ')}`);
     ctx.target = { kind: 'prompt', name };
-    return this.telemetry.track('prompt', { server: this.options.name, name }, ctx.signal, async () => {
+    return this.telemetry.track('prompt', { server: this.options.name, name }, ctx, async () => {
       try {
         return toGetPromptResult(await prompt.invoke(args, ctx), prompt.definition.description);
       } catch (error) {

@@ -42,7 +42,7 @@ export class ResourceMethods {
     const template = 'uriTemplate' in resource.definition ? resource.definition.uriTemplate : undefined;
     ctx.target = { kind: 'resource', name: uri };
     const shownUri = sanitizeText(uri, 512);
-    return this.telemetry.track('resource', { server: this.options.name, name: shownUri, template }, ctx.signal, async () => {
+    return this.telemetry.track('resource', { server: this.options.name, name: shownUri, template }, ctx, async () => {
       try {
         const result = toReadResourceResult(await resource.invoke(template ? variables : {}, ctx), uri, resource.definition.mimeType);
         return ctx.era === 'modern' ? { ...result, ...cacheFields([resource], this.options.cache) } : result;

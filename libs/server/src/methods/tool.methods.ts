@@ -38,7 +38,7 @@ export class ToolMethods {
     return this.telemetry.track(
       'tool',
       { server: this.options.name, name },
-      ctx.signal,
+      ctx,
       () => this.run(tool, args, ctx),
       (result) => (result.isError ? 'tool_error' : 'ok'),
     );

@@ -12,6 +12,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { McpAbortedError } from '../errors/mcp-aborted.error';
 import { MessageSink } from './message-sink.interface';
+import { RequestCancellation } from './request-cancellation';
 
 /** Most notifications kept for a session while it has no outbound channel. */
 const MAX_UNDELIVERED = 100;
@@ -40,7 +41,7 @@ export class McpSession {
   private readonly undelivered: JsonRpcNotification[] = [];
   lastActivity = Date.now();
 
-  private readonly inFlight = new Map<JsonRpcId, AbortController>();
+  private readonly inFlight = new Map<JsonRpcId, RequestCancellation>();
   private readonly pending = new Map<string, PendingRequest>();
   private readonly closeListeners = new Set<() => void>();
   private nextRequestId = 0;
@@ -72,24 +73,24 @@ export class McpSession {
     this.lastActivity = Date.now();
   }
 
-  /** Registers an in-flight client request; the returned controller aborts when the client cancels it. */
-  beginRequest(id: JsonRpcId): AbortController | undefined {
+  /** Registers an in-flight client request; the returned cancellation aborts when the client cancels it. */
+  beginRequest(id: JsonRpcId): RequestCancellation | undefined {
     if (this.inFlight.has(id)) return undefined;
-    const controller = new AbortController();
-    this.inFlight.set(id, controller);
-    return controller;
+    const cancellation = new RequestCancellation();
+    this.inFlight.set(id, cancellation);
+    return cancellation;
   }
 
-  endRequest(id: JsonRpcId, controller: AbortController): void {
-    if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
+  endRequest(id: JsonRpcId, cancellation: RequestCancellation): void {
+    if (this.inFlight.get(id) === cancellation) this.inFlight.delete(id);
   }
 
   /** Aborts an in-flight request (`notifications/cancelled`). Returns false when no such request runs. */
   cancelRequest(id: JsonRpcId, reason: string): boolean {
-    const controller = this.inFlight.get(id);
-    if (!controller) return false;
+    const cancellation = this.inFlight.get(id);
+    if (!cancellation) return false;
     this.inFlight.delete(id);
-    controller.abort(new McpAbortedError(reason));
+    cancellation.abort(new McpAbortedError(reason));
     return true;
   }
 
@@ -165,7 +166,7 @@ export class McpSession {
   close(): void {
     if (this.ended) return;
     this.ended = true;
-    for (const controller of this.inFlight.values()) controller.abort(new McpAbortedError('Session ended'));
+    for (const cancellation of this.inFlight.values()) cancellation.abort(new McpAbortedError('Session ended'));
     this.inFlight.clear();
     for (const waiter of [...this.pending.values()]) {
       waiter.cleanup();

@@ -65,6 +65,11 @@ const channels = {
 /** Publishes MCP events on `node:diagnostics_channel`; free when nobody subscribes. */
 @Injectable()
 export class McpTelemetry {
+  /** Whether anyone subscribes to the channel: events are only built for an audience. */
+  observed(kind: keyof typeof channels): boolean {
+    return channels[kind].hasSubscribers;
+  }
+
   request(event: McpRequestEvent): void {
     if (channels.request.hasSubscribers) channels.request.publish(event);
   }
@@ -76,12 +81,12 @@ export class McpTelemetry {
 
   /**
    * Runs one handler and publishes its event on the `kind` channel: its duration, and its outcome (`outcome` of the
-   * result, `cancelled` when `signal` aborted it, else `error` with the code of the McpError it threw).
+   * result, `cancelled` when the request was cancelled, else `error` with the code of the McpError it threw).
    */
   async track<T>(
     kind: 'tool' | 'resource' | 'prompt',
     event: Pick<McpHandlerEvent, 'server' | 'name' | 'template'>,
-    signal: AbortSignal,
+    cancellation: { readonly cancelled: boolean },
     run: () => Promise<T>,
     outcome: (result: T) => McpOutcome = () => 'ok',
   ): Promise<T> {
@@ -93,12 +98,12 @@ export class McpTelemetry {
       status = outcome(result);
       return result;
     } catch (error) {
-      if (signal.aborted) status = 'cancelled';
+      if (cancellation.cancelled) status = 'cancelled';
       else if (error instanceof McpInputRequired) status = 'input_required';
       else if (error instanceof McpError) errorCode = error.code;
       throw error;
     } finally {
-      this.handler(kind, { ...event, status, errorCode, durationMs: McpTelemetry.since(started) });
+      if (this.observed(kind)) this.handler(kind, { ...event, status, errorCode, durationMs: McpTelemetry.since(started) });
     }
   }
 

@@ -17,3 +17,4 @@ export * from './transport/sse.parser';
 export * from './transport/in-memory.transport';
 export * from './uri-template/uri-template';
 export * from './protocol/param-headers';
+export * from './jsonrpc/jsonrpc.serializer';

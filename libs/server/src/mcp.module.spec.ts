@@ -16,7 +16,7 @@ import {
   UseInterceptors,
   UsePipes,
 } from '@nestjs/common';
-import { REQUEST } from '@nestjs/core';
+import { APP_GUARD, REQUEST } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { map } from 'rxjs';
@@ -166,6 +166,30 @@ describe('McpModule over an in-memory transport', () => {
     expect((listed.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).not.toContain('secret');
     expect((await call('secret')).error).toMatchObject({ code: -32000 });
     expect((await call('secret', {}, { token: 'open-sesame' })).result).toMatchObject({ content: [{ type: 'text', text: 'the secret' }] });
+  });
+
+  it('lists what each caller may see, request after request (pages are cached per guard outcome)', async () => {
+    const all = async (meta?: Record<string, unknown>) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = (await client.request('tools/list', { ...(cursor ? { cursor } : {}), ...(meta ? { _meta: meta } : {}) })).result as {
+          tools: Array<{ name: string }>;
+          nextCursor?: string;
+        };
+        seen.push(...page.tools.map((t) => t.name));
+        cursor = page.nextCursor;
+      } while (cursor);
+      return seen;
+    };
+    for (let round = 0; round < 2; round++) {
+      expect(await all()).not.toContain('secret');
+      expect(await all({ token: 'open-sesame' })).toContain('secret');
+    }
+    server.setToolEnabled('shout', false);
+    expect(await all()).not.toContain('shout');
+    server.setToolEnabled('shout', true);
+    expect(await all()).toContain('shout');
   });
 
   it('runs pipes and interceptors around the handler', async () => {
@@ -393,5 +417,42 @@ describe('questions to the client', () => {
     expect(client.received.filter((m) => m.method === 'elicitation/create' || m.method === 'sampling/createMessage')).toEqual([]);
     await client.close();
     await app.close();
+  });
+});
+
+describe('a global guard (APP_GUARD)', () => {
+  it('filters lists and calls of tools that have no guard of their own', async () => {
+    @Injectable()
+    class OnlyWithToken implements CanActivate {
+      canActivate(context: ExecutionContext): boolean {
+        return McpExecutionContext.create(context).getContext().meta.token === 'open-sesame';
+      }
+    }
+    @Injectable()
+    class Open {
+      @McpTool({ name: 'open' })
+      open() {
+        return 'open';
+      }
+    }
+    @Module({
+      imports: [McpModule.forRoot({ name: 'global-guard', version: '1.0.0', http: false })],
+      providers: [Open, { provide: APP_GUARD, useClass: OnlyWithToken }],
+    })
+    class GlobalGuardModule {}
+    const app = await (await Test.createTestingModule({ imports: [GlobalGuardModule] }).compile()).init();
+    const client = RawClient.connect(app.get(McpServer));
+    try {
+      await client.initialize();
+      const names = async (meta?: Record<string, unknown>) =>
+        ((await client.request('tools/list', meta ? { _meta: meta } : {})).result as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+      expect(await names()).toEqual([]);
+      expect(await names({ token: 'open-sesame' })).toEqual(['open']);
+      expect(await names()).toEqual([]);
+      expect((await client.request('tools/call', { name: 'open', arguments: {} })).error).toMatchObject({ code: -32000 });
+    } finally {
+      client.close();
+      await app.close();
+    }
   });
 });

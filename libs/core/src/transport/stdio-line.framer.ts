@@ -1,3 +1,5 @@
+import { serializeMessage } from '../jsonrpc/jsonrpc.serializer';
+
 const NEWLINE = 0x0a;
 
 /** One result of {@link LineFramer.push}: a complete line, or notice that an oversize line was discarded. */
@@ -69,5 +71,5 @@ export class LineFramer {
 
 /** Serializes one message as a line; JSON escapes raw newlines, so the only `\n` is the terminator. */
 export function serializeLine(message: object): string {
-  return `${JSON.stringify(message)}\n`;
+  return `${serializeMessage(message)}\n`;
 }

@@ -4,8 +4,8 @@ import { ContextId } from '@nestjs/core/injector/instance-wrapper';
 import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { McpRequestContext } from '../context/mcp-request-context';
 import { MCP_CONTEXT_TYPE, MCP_PARAMS_METADATA } from '../mcp.constants';
-import { McpAccessCheck, McpInvoker } from '../registry/registry.types';
-import { createMcpContextCreator } from './mcp-context.creator';
+import { ALWAYS_ALLOWED, McpAccessCheck, McpInvoker } from '../registry/registry.types';
+import { McpContextCreator } from './mcp-context.creator';
 import { McpParamsFactory } from './mcp-params.factory';
 
 type Handler = (...args: unknown[]) => Promise<unknown>;
@@ -19,40 +19,41 @@ const GUARDS_ONLY = { guards: true, interceptors: false, filters: false };
 @Injectable()
 export class McpHandlerFactory {
   private readonly paramsFactory = new McpParamsFactory();
-  private readonly externalContextCreator: ExternalContextCreator;
+  private readonly contextCreator: McpContextCreator;
 
   constructor(
     externalContextCreator: ExternalContextCreator,
     private readonly moduleRef: ModuleRef,
   ) {
-    this.externalContextCreator = createMcpContextCreator(externalContextCreator);
+    this.contextCreator = new McpContextCreator(externalContextCreator);
   }
 
   createInvoker(wrapper: InstanceWrapper, methodName: string): McpInvoker {
     if (wrapper.isDependencyTreeStatic() && wrapper.instance) {
-      const handler = this.create(wrapper.instance as object, methodName, MCP_PARAMS_METADATA, this.paramsFactory);
+      const { handler } = this.create(wrapper.instance as object, methodName, MCP_PARAMS_METADATA, this.paramsFactory);
       return (args, ctx) => handler(args, ctx);
     }
     return async (args, ctx) => {
       const { instance, contextId } = await this.resolvePerRequest(wrapper, ctx);
-      const handler = this.create(instance, methodName, MCP_PARAMS_METADATA, this.paramsFactory, contextId, wrapper.id);
+      const { handler } = this.create(instance, methodName, MCP_PARAMS_METADATA, this.paramsFactory, contextId, wrapper.id);
       return handler(args, ctx);
     };
   }
 
   /**
    * Runs only the method's guards. A probe function carrying the method's metadata stands in for the method, so the
-   * guards see the same `getHandler()` metadata and the method itself never runs.
+   * guards see the same `getHandler()` metadata and the method itself never runs. A method no guard applies to gets
+   * `ALWAYS_ALLOWED`, so lists can skip it.
    */
   createAccessCheck(wrapper: InstanceWrapper, methodName: string): McpAccessCheck {
     const probeName = `${methodName}\u0000guards`;
     if (wrapper.isDependencyTreeStatic() && wrapper.instance) {
-      const guarded = this.create(wrapper.instance as object, probeName, undefined, undefined, undefined, undefined, methodName);
-      return (ctx) => passes(guarded, ctx);
+      const probe = this.create(wrapper.instance as object, probeName, undefined, undefined, undefined, undefined, methodName);
+      return probe.guarded ? (ctx) => passes(probe.handler, ctx) : ALWAYS_ALLOWED;
     }
     return async (ctx) => {
       const { instance, contextId } = await this.resolvePerRequest(wrapper, ctx);
-      return passes(this.create(instance, probeName, undefined, undefined, contextId, wrapper.id, methodName), ctx);
+      return passes(this.create(instance, probeName, undefined, undefined, contextId, wrapper.id, methodName).handler, ctx);
     };
   }
 
@@ -65,10 +66,10 @@ export class McpHandlerFactory {
     contextId?: ContextId,
     inquirerId?: string,
     guardsOf?: string,
-  ): Handler {
+  ): { handler: Handler; guarded: boolean } {
     const method = (instance as Record<string, Handler>)[guardsOf ?? methodName];
     const callback = guardsOf ? copyMetadata(method, async () => true) : method;
-    return this.externalContextCreator.create(
+    return this.contextCreator.create(
       instance,
       callback,
       methodName,
@@ -78,7 +79,7 @@ export class McpHandlerFactory {
       inquirerId,
       guardsOf ? GUARDS_ONLY : undefined,
       MCP_CONTEXT_TYPE,
-    ) as Handler;
+    );
   }
 
   private async resolvePerRequest(wrapper: InstanceWrapper, ctx: McpRequestContext): Promise<{ instance: object; contextId: ContextId }> {

@@ -8,6 +8,8 @@ import {
   MODERN_REVISIONS,
   SchemaValidator,
   invalidParams,
+  isConstant,
+  markConstant,
 } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
 import { McpRequestState } from '../context/mcp-request-state';
@@ -38,6 +40,7 @@ export class ModernEra implements EraEngine {
   private readonly supported: string[];
   private readonly modern: readonly string[];
   private readonly serverInfo: Implementation;
+  private readonly completed = new WeakMap<object, Record<string, unknown>>();
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
@@ -113,11 +116,20 @@ export class ModernEra implements EraEngine {
           };
         }
         if (!outcome.ok) throw modernError(outcome.error);
-        const { result } = outcome;
-        const resultMeta = typeof result._meta === 'object' && result._meta !== null ? (result._meta as Record<string, unknown>) : {};
-        return { ...result, resultType: result.resultType ?? 'complete', _meta: { ...resultMeta, [META_SERVER_INFO]: serverInfo } };
+        return this.complete(outcome.result);
       },
     };
+  }
+
+  // A complete result carries the server's info; a constant result (a cached list page) is completed once.
+  private complete(result: Record<string, unknown>): Record<string, unknown> {
+    const constant = isConstant(result);
+    const known = constant ? this.completed.get(result) : undefined;
+    if (known) return known;
+    const resultMeta = typeof result._meta === 'object' && result._meta !== null ? (result._meta as Record<string, unknown>) : {};
+    const completed = { ...result, resultType: result.resultType ?? 'complete', _meta: { ...resultMeta, [META_SERVER_INFO]: this.serverInfo } };
+    if (constant) this.completed.set(result, markConstant(completed));
+    return completed;
   }
 }
 

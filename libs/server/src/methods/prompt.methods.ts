@@ -9,19 +9,23 @@ import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
-import { listPage } from './list-page';
+import { ListPages } from './list-page';
 
 /** `prompts/list` and `prompts/get`. */
 @Injectable()
 export class PromptMethods {
+  private readonly pages: ListPages;
+
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly registry: McpRegistry,
     private readonly telemetry: McpTelemetry,
-  ) {}
+  ) {
+    this.pages = new ListPages('prompts', options);
+  }
 
   async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    return listPage('prompts', this.registry.listPrompts(), ctx, params.cursor, this.options);
+    return this.pages.page(this.registry.listPrompts(), this.registry.revision, ctx, params.cursor);
   }
 
   async get(params: McpParams, ctx: McpRequestContext): Promise<GetPromptResult> {

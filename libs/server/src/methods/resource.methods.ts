@@ -12,7 +12,7 @@ import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { requireString } from './params';
 import { cacheFields } from './cache-hint';
-import { listPage } from './list-page';
+import { ListPages } from './list-page';
 
 /** Most subscriptions one session may hold. */
 const MAX_SUBSCRIPTIONS = 1_000;
@@ -20,18 +20,24 @@ const MAX_SUBSCRIPTIONS = 1_000;
 /** `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`. */
 @Injectable()
 export class ResourceMethods {
+  private readonly resourcePages: ListPages;
+  private readonly templatePages: ListPages;
+
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly registry: McpRegistry,
     private readonly telemetry: McpTelemetry,
-  ) {}
+  ) {
+    this.resourcePages = new ListPages('resources', options);
+    this.templatePages = new ListPages('resourceTemplates', options);
+  }
 
   async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    return listPage('resources', this.registry.listResources(), ctx, params.cursor, this.options);
+    return this.resourcePages.page(this.registry.listResources(), this.registry.revision, ctx, params.cursor);
   }
 
   async listTemplates(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    return listPage('resourceTemplates', this.registry.listTemplates(), ctx, params.cursor, this.options);
+    return this.templatePages.page(this.registry.listTemplates(), this.registry.revision, ctx, params.cursor);
   }
 
   async read(params: McpParams, ctx: McpRequestContext): Promise<ReadResourceResult> {

@@ -11,22 +11,26 @@ import { McpRegistry } from '../registry/mcp.registry';
 import { RegisteredTool } from '../registry/registry.types';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
-import { listPage } from './list-page';
+import { ListPages } from './list-page';
 
 /** `tools/list` and `tools/call`. */
 @Injectable()
 export class ToolMethods {
   private readonly logger = new Logger('McpTools');
 
+  private readonly pages: ListPages;
+
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly registry: McpRegistry,
     private readonly schemas: SchemaValidator,
     private readonly telemetry: McpTelemetry,
-  ) {}
+  ) {
+    this.pages = new ListPages('tools', options);
+  }
 
   async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    return listPage('tools', this.registry.listTools(), ctx, params.cursor, this.options);
+    return this.pages.page(this.registry.listTools(), this.registry.revision, ctx, params.cursor);
   }
 
   async call(params: McpParams, ctx: McpRequestContext): Promise<CallToolResult> {

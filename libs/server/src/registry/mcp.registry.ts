@@ -28,6 +28,13 @@ export class McpRegistry {
   private readonly changeListeners = new Set<(kind: McpListKind) => void>();
   private loaded = false;
   private advertised: ServerCapabilities | undefined;
+  private changes = 0;
+  private readonly enabledLists = new Map<Map<string, { enabled: boolean }>, readonly unknown[]>();
+
+  /** Grows whenever an entry is added, enabled or disabled: what was derived from an older revision is stale. */
+  get revision(): number {
+    return this.changes;
+  }
 
   get isLoaded(): boolean {
     return this.loaded;
@@ -63,20 +70,20 @@ export class McpRegistry {
   }
 
   /** Enabled tools, in declaration order. */
-  listTools(): RegisteredTool[] {
-    return [...this.tools.values()].filter((tool) => tool.enabled);
+  listTools(): readonly RegisteredTool[] {
+    return this.enabledOf(this.tools);
   }
 
-  listResources(): RegisteredResource[] {
-    return [...this.resources.values()].filter((resource) => resource.enabled);
+  listResources(): readonly RegisteredResource[] {
+    return this.enabledOf(this.resources);
   }
 
-  listTemplates(): RegisteredTemplate[] {
-    return [...this.templates.values()].filter((template) => template.enabled);
+  listTemplates(): readonly RegisteredTemplate[] {
+    return this.enabledOf(this.templates);
   }
 
-  listPrompts(): RegisteredPrompt[] {
-    return [...this.prompts.values()].filter((prompt) => prompt.enabled);
+  listPrompts(): readonly RegisteredPrompt[] {
+    return this.enabledOf(this.prompts);
   }
 
   tool(name: string): RegisteredTool | undefined {
@@ -122,6 +129,7 @@ export class McpRegistry {
     if (!entry) return false;
     if (entry.enabled !== enabled) {
       entry.enabled = enabled;
+      this.changed();
       const list: McpListKind = kind === 'tool' ? 'tools' : kind === 'prompt' ? 'prompts' : 'resources';
       for (const listener of this.changeListeners) listener(list);
     }
@@ -152,6 +160,22 @@ export class McpRegistry {
     if (existing) throw new McpDeclarationError(entry.source, `duplicate ${label}, already declared by ${existing.source}`);
     map.set(key, entry);
     this.advertised = undefined;
+    this.changed();
+  }
+
+  private changed(): void {
+    this.changes++;
+    this.enabledLists.clear();
+  }
+
+  // The enabled entries of a map, in declaration order; kept until the next change (lists are read per request).
+  private enabledOf<T extends { enabled: boolean }>(map: Map<string, T>): readonly T[] {
+    let list = this.enabledLists.get(map) as readonly T[] | undefined;
+    if (!list) {
+      list = Object.freeze([...map.values()].filter((entry) => entry.enabled));
+      this.enabledLists.set(map, list);
+    }
+    return list;
   }
 }
 

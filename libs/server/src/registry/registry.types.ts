@@ -7,6 +7,8 @@ import { ToolInputValidator } from './tool-input.validator';
 export type McpInvoker = (args: unknown, ctx: McpRequestContext) => Promise<unknown>;
 /** Runs only the handler's guards: may this caller see and use it? */
 export type McpAccessCheck = (ctx: McpRequestContext) => Promise<boolean>;
+/** The access check of a handler that no guard applies to. */
+export const ALWAYS_ALLOWED: McpAccessCheck = () => Promise.resolve(true);
 
 interface Registered {
   /** `Class.method`, for start-up errors and logs. */

@@ -1,12 +1,12 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { ErrorCode, JsonRpcId, errorResponse, internalError } from '@conduit-mcp/core';
+import { ErrorCode, JsonRpcId, errorResponse, internalError, serializeMessage } from '@conduit-mcp/core';
 
 /** Writes a JSON body. Never throws; a response already started or closed is only ended. */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
   if (res.headersSent || res.destroyed) return endQuietly(res);
   let text: string;
   try {
-    text = JSON.stringify(body);
+    text = serializeMessage(body);
   } catch {
     status = 500;
     text = JSON.stringify(errorResponse(null, internalError()));

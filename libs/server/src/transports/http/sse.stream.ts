@@ -1,5 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { JsonRpcMessage, SseOutgoingEvent, encodeSseComment, encodeSseEvent } from '@conduit-mcp/core';
+import { JsonRpcMessage, SseOutgoingEvent, encodeSseComment, encodeSseEvent, serializeMessage } from '@conduit-mcp/core';
 import { MessageSink } from '../../session/message-sink.interface';
 
 /** Options of {@link SseStream}. */
@@ -61,7 +61,7 @@ export class SseStream implements MessageSink {
   send(message: JsonRpcMessage, id?: string): boolean {
     let data: string;
     try {
-      data = JSON.stringify(message);
+      data = serializeMessage(message);
     } catch {
       return false;
     }

@@ -12,6 +12,7 @@ export * from './limits/bounded-queue';
 export * from './transport/transport.interface';
 export * from './transport/stdio-line.framer';
 export * from './transport/stdio.transport';
+export * from './transport/write-coalescing';
 export * from './transport/sse.encoder';
 export * from './transport/sse.parser';
 export * from './transport/in-memory.transport';

@@ -1,6 +1,6 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JsonRpcMessage, LineFramer, parseJson, serializeLine } from '@conduit-mcp/core';
+import { JsonRpcMessage, LineFramer, coalesceWrites, parseJson, serializeLine } from '@conduit-mcp/core';
 import { ByteRing } from './byte.ring';
 import { MessageTooLargeError } from './client-transport.errors';
 import { ClientTransport } from './client-transport.interface';
@@ -215,6 +215,7 @@ function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
     };
     const onDrain = () => settle();
     const onClose = () => settle(new Error('The server closed its stdin'));
+    coalesceWrites(stream);
     const accepted = stream.write(text, (error) => error && settle(error));
     if (accepted) return settle();
     stream.on('drain', onDrain);

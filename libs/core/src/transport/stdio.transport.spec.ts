@@ -60,6 +60,30 @@ describe('StdioTransport', () => {
     expect(t.written).toEqual([{ jsonrpc: '2.0', id: 1, result: { text: 'a\nb' } }]);
   });
 
+  it('writes the lines sent in one turn of the event loop in one write, in order', async () => {
+    const writes: string[] = [];
+    const output = new Writable({
+      write(chunk, _encoding, done) {
+        writes.push(String(chunk));
+        done();
+      },
+      writev(chunks, done) {
+        writes.push(chunks.map(({ chunk }) => String(chunk)).join(''));
+        done();
+      },
+    });
+    const transport = new StdioTransport(new PassThrough(), output);
+    transport.start();
+    await Promise.all([1, 2, 3].map((id) => transport.send({ jsonrpc: '2.0', id, result: {} })));
+    await new Promise((resolve) => setImmediate(resolve));
+    await transport.send({ jsonrpc: '2.0', id: 4, result: {} });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual([
+      '{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n{"jsonrpc":"2.0","id":3,"result":{}}\n',
+      '{"jsonrpc":"2.0","id":4,"result":{}}\n',
+    ]);
+  });
+
   it('waits for drain when the output is full', async () => {
     const pending: (() => void)[] = [];
     const output = new Writable({ highWaterMark: 1, write: (_chunk, _enc, cb) => void pending.push(cb) });

@@ -3,6 +3,7 @@ import { parseJson } from '../jsonrpc/jsonrpc.classifier';
 import { JsonRpcMessage } from '../jsonrpc/jsonrpc.types';
 import { LineFramer, LineFramerOptions, serializeLine } from './stdio-line.framer';
 import { Transport } from './transport.interface';
+import { coalesceWrites } from './write-coalescing';
 
 /**
  * Newline-delimited JSON-RPC over a pair of streams (a child's stdio, or `process.stdin`/`stdout`).
@@ -78,6 +79,7 @@ export class StdioTransport implements Transport {
   }
 
   private write(text: string): Promise<void> {
+    coalesceWrites(this.output);
     return new Promise((resolve, reject) => {
       const accepted = this.output.write(text, (error) => error && reject(error));
       if (accepted) resolve();

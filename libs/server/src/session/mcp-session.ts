@@ -28,7 +28,6 @@ interface PendingRequest {
  * or, in stateless HTTP mode, a single request. Holds what `initialize` negotiated and what the client set since.
  */
 export class McpSession {
-  readonly id: string;
   revision: LegacyRevision | undefined;
   clientInfo: Implementation | undefined;
   clientCapabilities: ClientCapabilities = {};
@@ -47,8 +46,14 @@ export class McpSession {
   private nextRequestId = 0;
   private ended = false;
 
-  constructor(id: string = randomUUID(), readonly persistent = true) {
-    this.id = id;
+  /** `id`: a session's own; without one, a random id is made if something asks (most transient sessions never do). */
+  constructor(
+    private assignedId?: string,
+    readonly persistent = true,
+  ) {}
+
+  get id(): string {
+    return (this.assignedId ??= randomUUID());
   }
 
   /** Where messages unrelated to a request go: the standalone GET stream, stdout. */

@@ -55,11 +55,25 @@ describe('SchemaValidator', () => {
     expect(result.errors[20]).toBe('… and 30 more errors');
   });
 
-  it('compiles each schema object once', () => {
+  it('compiles each schema once, by identity and by content', () => {
     const validator = new SchemaValidator();
     const compiled = validator.compile(weather);
     expect(validator.compile(weather)).toBe(compiled);
-    expect(validator.compile({ ...weather })).not.toBe(compiled);
+    // A schema rebuilt with the same content (an elicitation schema literal, per request) is not compiled again.
+    expect(validator.compile(JSON.parse(JSON.stringify(weather)))).toBe(compiled);
+    expect(validator.compile({ ...weather, required: [] })).not.toBe(compiled);
+  });
+
+  it('keeps a bounded number of schemas by content, and still validates the rest correctly', () => {
+    const validator = new SchemaValidator();
+    const first = validator.compile({ type: 'string', maxLength: 0 });
+    for (let n = 1; n <= 300; n++) {
+      expect(validator.validate({ type: 'string', maxLength: n }, 'x'.repeat(n + 1))).toEqual({ valid: false, errors: [expect.stringContaining('must NOT have more than')] });
+    }
+    const again = validator.compile({ type: 'string', maxLength: 0 });
+    expect(again).not.toBe(first); // evicted: compiled anew, with the same verdicts
+    expect(again('')).toEqual({ valid: true });
+    expect(again('x')).toMatchObject({ valid: false });
   });
 
   it('compiles distinct schemas that share an $id', () => {

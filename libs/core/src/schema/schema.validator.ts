@@ -10,15 +10,19 @@ export type CompiledSchema = (data: unknown) => ValidationResult;
 
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 const MAX_ERRORS = 20;
+/** Most schemas remembered by content (a schema built afresh per request, e.g. an elicitation's, compiles once). */
+const MAX_BY_CONTENT = 256;
 
 /**
- * JSON Schema (2020-12) validation with formats. Each schema object is compiled once and cached
- * by identity, so pass the same object for repeated validations. Schemas declaring another
- * dialect (draft-07 tool schemas are common) are read as 2020-12.
+ * JSON Schema (2020-12) validation with formats. Each schema is compiled once: cached by identity, and by content for
+ * the last few hundred distinct schemas, so a schema literal rebuilt on every request does not recompile (a compile
+ * costs a thousand times a validation). Schemas declaring another dialect (draft-07 tool schemas are common) are
+ * read as 2020-12.
  */
 export class SchemaValidator {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, addUsedSchema: false });
   private readonly cache = new WeakMap<object, CompiledSchema>();
+  private readonly byContent = new Map<string, CompiledSchema>();
 
   constructor() {
     addFormats(this.ajv);
@@ -27,11 +31,18 @@ export class SchemaValidator {
   /** Compiles (or returns the cached) validator for `schema`; throws when the schema is invalid. */
   compile(schema: object): CompiledSchema {
     let compiled = this.cache.get(schema);
+    if (compiled) return compiled;
+    const content = contentKey(schema);
+    compiled = content === undefined ? undefined : this.byContent.get(content);
     if (!compiled) {
       const validate = this.compileWithAjv(schema);
       compiled = (data) => (validate(data) ? { valid: true } : { valid: false, errors: describe(validate.errors) });
-      this.cache.set(schema, compiled);
+      if (content !== undefined) {
+        if (this.byContent.size >= MAX_BY_CONTENT) this.byContent.delete(this.byContent.keys().next().value!);
+        this.byContent.set(content, compiled);
+      }
     }
+    this.cache.set(schema, compiled);
     return compiled;
   }
 
@@ -69,6 +80,15 @@ export class SchemaValidator {
     // Ajv also caches by object, strongly; drop its entry so the WeakMap alone decides the lifetime.
     this.ajv.removeSchema(source);
     return validate;
+  }
+}
+
+// The schema's JSON text, or undefined for what has none (a cycle, a BigInt): such a schema is cached by identity only.
+function contentKey(schema: object): string | undefined {
+  try {
+    return JSON.stringify(schema);
+  } catch {
+    return undefined;
   }
 }
 

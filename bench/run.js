@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// npm run bench [-- --quick] [-- --only=raw,conduit-modern]: starts each server, loads it, writes bench/results/.
+// npm run bench [-- --quick] [-- --only=raw,conduit-modern,stdio]: the HTTP table (servers side by side), then the
+// sections (bench/sections/*.js), then every target with its verdict; writes bench/results/.
 const { spawn } = require('node:child_process');
 const os = require('node:os');
 const path = require('node:path');
@@ -10,6 +11,9 @@ const { load } = require('./lib/load');
 const { servers, listScenarios, CONCURRENCY } = require('./lib/scenarios');
 const report = require('./lib/report');
 const { buildServers } = require('./lib/build');
+
+// Sections, in the order they run (each: bench/sections/<id>.js).
+const SECTIONS = ['stdio', 'client', 'payloads', 'mrtr', 'coldstart', 'sessions', 'rss'];
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
@@ -87,7 +91,7 @@ async function main() {
     warmupS: WARMUP,
     durationS: DURATION,
   };
-  const result = { meta, rows: [], lists: [], skipped: [] };
+  const result = { meta, rows: [], lists: [], skipped: [], sections: [], targets: [] };
   log('compiling the TypeScript servers into bench/.build');
   buildServers();
   const pick = (s) => !only.length || only.includes(s.id);
@@ -114,6 +118,20 @@ async function main() {
   }
   result.rows.sort((a, b) => a.concurrency - b.concurrency);
   report.addRatios(result.rows);
+  // With --only, only the targets of what ran.
+  result.targets.push(...report.httpTargets(result.rows, result.lists).filter((t) => !only.length || t.value != null));
+  for (const id of SECTIONS.filter((id) => !only.length || only.includes(id))) {
+    const section = require(`./sections/${id}`);
+    log(`${id}: ${section.title}`);
+    try {
+      const r = await section.run({ quick, log });
+      result.sections.push({ id, title: section.title, markdown: r.markdown, json: r.json, targets: r.targets });
+      result.targets.push(...r.targets);
+    } catch (error) {
+      log(`${id}: failed: ${error.stack || error.message}`);
+      result.skipped.push({ id, reason: error.message });
+    }
+  }
   const { md, mdPath } = report.write(result, path.join(__dirname, 'results'));
   console.log(md);
   log(`written ${path.relative(root, mdPath)} and .json`);

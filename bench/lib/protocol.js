@@ -9,9 +9,12 @@ function baseHeaders() {
   return { 'content-type': 'application/json', accept: ACCEPT };
 }
 
-/** { headers, body(id) } for `method` ('tools/call' echo or 'tools/list') in `era`; legacy needs `sessionId`. */
-function requestShape(era, method, sessionId) {
-  const params = method === 'tools/call' ? { name: 'echo', arguments: { text: TEXT } } : {};
+/**
+ * { headers, body(id) } for `method` ('tools/call' echo or 'tools/list') in `era`; legacy needs `sessionId`.
+ * `text` (optional) is the echo argument, for payload-size scenarios; default 'hello bench'.
+ */
+function requestShape(era, method, sessionId, text = TEXT) {
+  const params = method === 'tools/call' ? { name: 'echo', arguments: { text } } : {};
   const headers = baseHeaders();
   if (era === 'modern') {
     params._meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };

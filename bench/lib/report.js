@@ -20,8 +20,37 @@ function addRatios(rows) {
   }
 }
 
+/** The HTTP targets of issue 5, from the tools/call rows and the tools/list rows. */
+function httpTargets(rows, lists) {
+  const targets = [];
+  const row = (id, c) => rows.find((r) => r.id === id && r.concurrency === c && r.runs.length);
+  for (const [id, name] of [['conduit-modern', 'modern'], ['conduit-legacy', 'legacy']]) {
+    const r = row(id, 16);
+    const value = r ? r.ratioRaw : null;
+    targets.push({ target: `tools/call ${name} (guard + interceptor) ≥ 0.50 × raw at concurrency 16`, value, threshold: 0.5, met: value != null && value >= 0.5 });
+  }
+  const meanP99 = (r) => r.runs.reduce((s, x) => s + x.p99, 0) / r.runs.length;
+  const peers = rows.filter((r) => r.group === 'peer' && r.concurrency === 64 && r.runs.length);
+  const bestPeerP99 = peers.length ? Math.min(...peers.map(meanP99)) : null;
+  for (const [id, name] of [['conduit-modern', 'modern'], ['conduit-legacy', 'legacy']]) {
+    const r = row(id, 64);
+    const value = r && bestPeerP99 != null ? meanP99(r) : null;
+    targets.push({
+      target: `tools/call ${name}: p99 at concurrency 64 (ms) ≤ the best peer's (${bestPeerP99 ?? '—'} ms)`,
+      value,
+      threshold: bestPeerP99,
+      met: value != null && value <= bestPeerP99,
+    });
+  }
+  const five = lists.find((l) => l.id === 'conduit-list-5');
+  const fifty = lists.find((l) => l.id === 'conduit-list-50');
+  const value = five && fifty ? mean(fifty.runs) / mean(five.runs) : null;
+  targets.push({ target: 'tools/list with 50 tools ≥ 0.8 × tools/list with 5 tools', value, threshold: 0.8, met: value != null && value >= 0.8 });
+  return targets;
+}
+
 function markdown(result) {
-  const { meta, rows, lists, skipped } = result;
+  const { meta, rows, lists, skipped, sections = [], targets = [] } = result;
   const out = [];
   out.push(`# Benchmark ${meta.startedAt}${meta.quick ? ' (quick)' : ''}`, '');
   out.push(
@@ -50,6 +79,12 @@ function markdown(result) {
       );
     }
   }
+  for (const section of sections) out.push('', section.markdown.trimEnd());
+  if (targets.length) {
+    const met = targets.filter((t) => t.met).length;
+    out.push('', `## Targets (${met} of ${targets.length} met)`, '', '| target | measured | threshold | met |', '|---|---:|---:|:---:|');
+    for (const t of targets) out.push(`| ${t.target} | ${fmt(t.value)} | ${t.threshold ?? '—'} | ${t.met ? 'yes' : '**no**'} |`);
+  }
   if (skipped.length) {
     out.push('', 'Skipped:', '');
     for (const s of skipped) out.push(`- ${s.id}: ${s.reason.split('\n')[0].slice(0, 300)}`);
@@ -68,4 +103,4 @@ function write(result, dir) {
   return { md, mdPath };
 }
 
-module.exports = { addRatios, markdown, write };
+module.exports = { addRatios, httpTargets, markdown, write };

@@ -1,25 +1,29 @@
 // This project: McpModule with one `echo` tool behind a trivial guard and interceptor.
 // BENCH_TOOLS=n registers n-1 more tools (for the tools/list scenarios).
+// BENCH_MRTR=1 adds `ask`, which asks the client one form elicitation (an MRTR round trip in the modern era).
 import 'reflect-metadata';
-import { Injectable, Module, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AllowGuard, PassInterceptor } from './trivial.enhancers';
-import { McpArgs, McpModule, McpTool } from '@conduit-mcp/server';
+import { McpArgs, McpCtx, McpModule, McpRequestContext, McpTool } from '@conduit-mcp/server';
+import { ECHO_INPUT as input, ECHO_PROVIDERS } from './echo.tools';
 
-const input = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } as const;
+const extraProviders: any[] = [];
 
+// Asks one question and answers with what it got: a modern call takes two HTTP requests (input_required, then the retry).
 @Injectable()
-class EchoTools {
-  @McpTool({ name: 'echo', description: 'Echoes its text', input })
-  @UseGuards(AllowGuard)
-  @UseInterceptors(PassInterceptor)
-  echo(@McpArgs() args: { text: string }) {
-    return args.text;
+class AskTools {
+  @McpTool({ name: 'ask', description: 'Asks the client one question', input })
+  async ask(@McpArgs() args: { text: string }, @McpCtx() ctx: McpRequestContext) {
+    const answer = await ctx.input.elicit('q', {
+      message: args.text,
+      requestedSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+    });
+    return answer.action === 'accept' ? String(answer.content?.answer) : answer.action;
   }
 }
+if (process.env.BENCH_MRTR === '1') extraProviders.push(AskTools);
 
 const extra = Math.max(0, Number(process.env.BENCH_TOOLS ?? 1) - 1);
-const extraProviders: any[] = [];
 if (extra > 0) {
   class ExtraTools {}
   for (let i = 0; i < extra; i++) {
@@ -37,7 +41,7 @@ if (extra > 0) {
 
 @Module({
   imports: [McpModule.forRoot({ name: 'bench', version: '1', http: { path: '/mcp' } })],
-  providers: [EchoTools, AllowGuard, PassInterceptor, ...extraProviders],
+  providers: [...ECHO_PROVIDERS, ...extraProviders],
 })
 class BenchModule {}
 

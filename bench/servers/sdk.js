@@ -3,9 +3,10 @@
 //   BENCH_MODE=modern  createMcpHandler(factory) (per-request server; 2025 traffic falls back to stateless serving)
 //                      mounted with toNodeHandler on node:http behind the localhost Host/Origin guards;
 //   BENCH_MODE=legacy  sessionful NodeStreamableHTTPServerTransport, one McpServer + transport per session.
+// BENCH_MRTR=1 adds `ask`: one form elicitation the 2026-07-28 way (inputRequired until the retry carries the answer).
 const http = require('node:http');
 const { randomUUID } = require('node:crypto');
-const { McpServer, createMcpHandler, isInitializeRequest } = require('@modelcontextprotocol/server');
+const { McpServer, createMcpHandler, isInitializeRequest, inputRequired, inputResponse } = require('@modelcontextprotocol/server');
 const {
   NodeStreamableHTTPServerTransport,
   toNodeHandler,
@@ -19,6 +20,17 @@ function makeServer() {
   server.registerTool('echo', { description: 'Echoes its text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
     content: [{ type: 'text', text }],
   }));
+  if (process.env.BENCH_MRTR === '1') {
+    server.registerTool('ask', { description: 'Asks the client one question', inputSchema: z.object({ text: z.string() }) }, async ({ text }, ctx) => {
+      const answer = inputResponse(ctx.mcpReq.inputResponses, 'q');
+      if (answer.kind === 'missing') {
+        const requestedSchema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+        return inputRequired({ inputRequests: { q: inputRequired.elicit({ message: text, requestedSchema }) } });
+      }
+      const reply = answer.kind === 'elicit' && answer.action === 'accept' ? String(answer.content && answer.content.answer) : answer.kind;
+      return { content: [{ type: 'text', text: reply }] };
+    });
+  }
   return server;
 }
 

@@ -358,8 +358,9 @@ export class McpClient {
     if (!this.transport) return Promise.reject(new McpClientError('transport', 'Not connected'));
     if (options.signal?.aborted) return Promise.reject(new McpClientError('cancelled', `${method} was cancelled`));
     const withMeta = this.decorate(method, params, id, options);
-    // Aborting the send closes the request's stream on HTTP (modern cancellation) and stops any resumption.
-    const controller = new AbortController();
+    // Aborting the send closes the request's stream on HTTP (modern cancellation) and stops any resumption; stdio has
+    // no per-request stream, and an AbortController per call was a measurable share of a stdio call.
+    const controller = this.transport.origin !== undefined ? new AbortController() : undefined;
     const call = new PendingCall(
       id,
       method,
@@ -376,7 +377,7 @@ export class McpClient {
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     this.transport
-      .send({ jsonrpc: '2.0', id, method, params: withMeta } as JsonRpcRequest, { signal: controller.signal, headers: this.headersFor(method, withMeta) })
+      .send({ jsonrpc: '2.0', id, method, params: withMeta } as JsonRpcRequest, { signal: controller?.signal, headers: this.headersFor(method, withMeta) })
       .catch((error: Error) => call.reject(new McpClientError('transport', `Cannot send ${method}: ${error.message}`, undefined, undefined, { cause: error })));
     return call.promise.finally(() => {
       options.signal?.removeEventListener('abort', onAbort);
@@ -389,10 +390,9 @@ export class McpClient {
    * request's stream; otherwise a notification, and the stream stays open so that the server can still cancel the
    * questions it asked on it.
    */
-  private abandon(call: PendingCall, reason: string, stream: AbortController): void {
+  private abandon(call: PendingCall, reason: string, stream: AbortController | undefined): void {
     this.pending.delete(call.id);
-    const modernHttp = this.era === 'modern' && this.transport?.origin !== undefined;
-    if (modernHttp) return stream.abort();
+    if (this.era === 'modern' && stream) return stream.abort(); // modern HTTP
     if (call.method !== 'initialize') {
       void this.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id, reason } }).catch(() => undefined);
     }

@@ -1,0 +1,93 @@
+'use strict';
+// Section "client throughput": this project's McpClient against the official SDK 2.x Client, both in the legacy era
+// (2025-11-25), calling the same near-free server, so the figures are the clients' own cost: over stdio against
+// servers/raw-stdio.js (spawned by each client) and over Streamable HTTP against servers/raw-http.js.
+const { buildServers } = require('../lib/build');
+const { drive } = require('../lib/drivers');
+const { startServer, stopServer } = require('../lib/procs');
+const { timings, meanCps, table, target, targetLine } = require('../lib/section-table');
+
+const INFLIGHT = [1, 32];
+// raw: the reference, what neither MCP client can beat on that transport (raw stdio client, plain fetch).
+const CLIENTS = [
+  { id: 'raw', label: 'raw client (reference)' },
+  { id: 'conduit', label: 'conduit McpClient' },
+  { id: 'sdk', label: 'SDK 2.x Client' },
+];
+const TARGET = "this project's client ≥ 2 × the SDK client's calls/s (32 in flight, mean of the stdio and HTTP ratios)";
+
+/** Runs both clients against `target`; returns { conduit: rows|{error}, sdk: … }. */
+async function bothClients(target, spec, log) {
+  const out = {};
+  for (const c of CLIENTS) {
+    log(`client ${c.id} over ${target.type}`);
+    try {
+      out[c.id] = { rows: await drive({ ...spec, client: c.id, target }, { log }) };
+    } catch (error) {
+      log(`client ${c.id} over ${target.type}: failed: ${error.message}`);
+      out[c.id] = { error: error.message };
+    }
+  }
+  return out;
+}
+
+module.exports = {
+  id: 'client',
+  title: 'client throughput',
+  async run({ quick, log = () => {} }) {
+    const { warmup, duration } = timings(quick);
+    const spec = { warmup, duration, inflight: INFLIGHT };
+    buildServers();
+    const results = { stdio: await bothClients({ type: 'stdio', server: 'raw-stdio.js' }, spec, log) };
+    let http;
+    try {
+      http = await startServer('raw-http.js');
+      results.http = await bothClients({ type: 'http', url: `http://127.0.0.1:${http.port}/mcp` }, spec, log);
+    } catch (error) {
+      log(`client over http: failed: ${error.message}`);
+      results.http = { conduit: { error: error.message }, sdk: { error: error.message } };
+    } finally {
+      if (http) await stopServer(http.child);
+    }
+
+    const runsOf = (transport, client, inflight) => (results[transport][client].rows || []).find((r) => r.inflight === inflight)?.runs;
+    const rows = [];
+    const ratioAt32 = {};
+    for (const transport of ['stdio', 'http']) {
+      const server = transport === 'stdio' ? 'raw stdio echo' : 'raw HTTP server';
+      for (const inflight of INFLIGHT) {
+        const sdk = meanCps(runsOf(transport, 'sdk', inflight));
+        for (const c of CLIENTS) {
+          const runs = runsOf(transport, c.id, inflight);
+          const m = meanCps(runs);
+          const ratio = m != null && sdk ? m / sdk : null;
+          if (c.id === 'conduit' && inflight === 32) ratioAt32[transport] = ratio;
+          const note = results[transport][c.id].error?.split('\n')[0].slice(0, 120);
+          rows.push({ transport, client: c.id, label: `${c.label} → ${server} (${transport})`, inflight, runs, meanCps: m, ratio, note });
+        }
+      }
+    }
+    const both = ['stdio', 'http'].map((t) => ratioAt32[t]);
+    const mean = both.every((r) => r != null) ? (both[0] + both[1]) / 2 : null;
+    const targets = [target(TARGET, mean, 2)];
+    const markdown = [
+      `## ${this.title}`,
+      '',
+      `tools/call \`echo\` from each client, closed loop: 1 or 32 calls in flight, ${duration} s per run after a ${warmup} s warm-up, two runs per row; ` +
+        'each client in its own process (CPU 1 when pinned), the server on CPU 0. Both clients in the legacy era (2025-11-25): conduit `McpClient` ' +
+        "(`McpClientModule.forRoot`, era 'legacy') and `@modelcontextprotocol/client` 2.x `Client` (its default). Servers: `servers/raw-stdio.js` " +
+        '(spawned by the client) and `servers/raw-http.js` (Streamable HTTP, JSON answers, no session; the SDK client\'s GET stream gets 405). ' +
+        'Reference rows: `lib/raw-stdio-client.js` and `lib/raw-http-client.js` (one plain `fetch` per call, as both MCP clients use). ' +
+        '`× SDK client` = mean calls/s over the SDK client\'s on the same transport and in-flight count.',
+      '',
+      table(rows, '× SDK client'),
+      '',
+      `32 in flight, conduit over SDK: stdio ${both[0] == null ? '—' : both[0].toFixed(2)}, HTTP ${both[1] == null ? '—' : both[1].toFixed(2)}. ` +
+        'The target uses the mean of the two: against a near-free server both transports measure client cost, and neither is the only way clients are used.',
+      '',
+      ...targets.map(targetLine),
+      '',
+    ].join('\n');
+    return { markdown, json: { warmupS: warmup, durationS: duration, inflight: INFLIGHT, rows, ratioAt32, results }, targets };
+  },
+};

@@ -8,7 +8,7 @@ import { McpResourceOptions } from '../decorators/mcp-resource.decorator';
 import { McpToolOptions } from '../decorators/mcp-tool.decorator';
 import { MCP_COMPLETION_METADATA, MCP_PROMPT_METADATA, MCP_RESOURCE_METADATA, MCP_TOOL_METADATA } from '../mcp.constants';
 import { McpDeclarationError, McpRegistry } from '../registry/mcp.registry';
-import { dtoToJsonSchema } from '../registry/dto-schema.factory';
+import { dtoSupport } from '../registry/dto-support';
 import { createToolInputValidator, isDtoClass } from '../registry/tool-input.validator';
 import { McpHandlerFactory } from './mcp-handler.factory';
 
@@ -143,7 +143,7 @@ export class McpExplorer {
   }
 
   private outputSchema(output: Type<object> | JsonSchemaObject): JsonSchemaObject {
-    const schema = isDtoClass(output) ? dtoToJsonSchema(output) : output;
+    const schema = isDtoClass(output) ? dtoSupport().dtoToJsonSchema(output) : output;
     this.schemas.assertValid(schema);
     return schema;
   }

@@ -1,8 +1,6 @@
 import { Type } from '@nestjs/common';
 import { JsonSchemaObject, SchemaValidator } from '@conduit-mcp/core';
-import { plainToInstance } from 'class-transformer';
-import { validate, ValidationError } from 'class-validator';
-import { dtoToJsonSchema } from './dto-schema.factory';
+import { dtoSupport } from './dto-support';
 
 /** The outcome of checking tool arguments: the value to hand to the handler, or what is wrong with them. */
 export type ToolInputCheck = { ok: true; value: unknown } | { ok: false; problems: string[] };
@@ -23,22 +21,8 @@ export function createToolInputValidator(
   input: Type<object> | JsonSchemaObject | undefined,
   schemas: SchemaValidator,
 ): ToolInputValidator {
-  if (isDtoClass(input)) return new DtoInputValidator(input);
+  if (isDtoClass(input)) return new (dtoSupport().DtoInputValidator)(input);
   return new JsonSchemaInputValidator(input ?? NO_ARGUMENTS, schemas);
-}
-
-class DtoInputValidator implements ToolInputValidator {
-  readonly schema: JsonSchemaObject;
-
-  constructor(private readonly dto: Type<object>) {
-    this.schema = dtoToJsonSchema(dto);
-  }
-
-  async check(args: Record<string, unknown>): Promise<ToolInputCheck> {
-    const value = plainToInstance(this.dto, args);
-    const errors = await validate(value, { forbidUnknownValues: true });
-    return errors.length ? { ok: false, problems: flatten(errors) } : { ok: true, value };
-  }
 }
 
 class JsonSchemaInputValidator implements ToolInputValidator {
@@ -53,12 +37,4 @@ class JsonSchemaInputValidator implements ToolInputValidator {
     const result = this.schemas.validate(this.schema, args);
     return result.valid ? { ok: true, value: args } : { ok: false, problems: result.errors };
   }
-}
-
-function flatten(errors: ValidationError[], path = ''): string[] {
-  return errors.flatMap((error) => {
-    const at = path ? `${path}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => (message.startsWith(error.property) ? `${path ? `${path}.` : ''}${message}` : `${at}: ${message}`));
-    return [...own, ...flatten(error.children ?? [], at)];
-  });
 }

@@ -11,12 +11,13 @@ import {
   NestInterceptor,
   PipeTransform,
   Scope,
+  SetMetadata,
   UseFilters,
   UseGuards,
   UseInterceptors,
   UsePipes,
 } from '@nestjs/common';
-import { APP_GUARD, REQUEST } from '@nestjs/core';
+import { APP_GUARD, APP_PIPE, REQUEST, Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { map } from 'rxjs';
@@ -450,6 +451,89 @@ describe('a global guard (APP_GUARD)', () => {
       expect(await names({ token: 'open-sesame' })).toEqual(['open']);
       expect(await names()).toEqual([]);
       expect((await client.request('tools/call', { name: 'open', arguments: {} })).error).toMatchObject({ code: -32000 });
+    } finally {
+      client.close();
+      await app.close();
+    }
+  });
+});
+
+describe('handlers with and without pipes', () => {
+  const ROLE = 'test:role';
+
+  @Injectable()
+  class RoleGuard implements CanActivate {
+    constructor(private readonly reflector: Reflector) {}
+    canActivate(context: ExecutionContext): boolean {
+      const role = this.reflector.get<string>(ROLE, context.getHandler());
+      return role !== undefined && McpExecutionContext.create(context).getContext().meta.role === role;
+    }
+  }
+
+  class NameTag implements NestInterceptor {
+    intercept(context: ExecutionContext, next: CallHandler) {
+      return next.handle().pipe(map((value: string) => `${context.getHandler().name}: ${value}`));
+    }
+  }
+
+  class Upper implements PipeTransform {
+    transform(value: unknown) {
+      return value && typeof value === 'object' && 'text' in value ? { ...value, text: String(value.text).toUpperCase() } : value;
+    }
+  }
+
+  @Injectable()
+  class Handlers {
+    @McpTool({ name: 'tagged', input: ECHO_INPUT })
+    @SetMetadata(ROLE, 'admin')
+    @UseGuards(RoleGuard)
+    @UseInterceptors(NameTag)
+    tagged(@McpArgs() args: { text: string }) {
+      return args.text;
+    }
+
+    @McpTool({ name: 'ordered', input: ECHO_INPUT })
+    ordered(@McpCtx() ctx: McpRequestContext, @McpArgs() args: { text: string }) {
+      return `${ctx.method} ${args.text}`;
+    }
+
+    @McpTool({ name: 'param_pipe', input: ECHO_INPUT })
+    paramPipe(@McpArgs(Upper) args: { text: string }) {
+      return args.text;
+    }
+  }
+
+  async function start(extra: object[] = []) {
+    @Module({ imports: [McpModule.forRoot({ name: 'pipes', version: '1.0.0', http: false })], providers: [Handlers, RoleGuard, ...(extra as never[])] })
+    class PipesModule {}
+    const app = await (await Test.createTestingModule({ imports: [PipesModule] }).compile()).init();
+    const client = RawClient.connect(app.get(McpServer));
+    await client.initialize();
+    const text = async (name: string, meta?: Record<string, unknown>) => {
+      const response = await client.request('tools/call', { name, arguments: { text: 'hi' }, ...(meta ? { _meta: meta } : {}) });
+      return response.error ?? (response.result as { content: Array<{ text: string }> }).content[0].text;
+    };
+    return { app, client, text };
+  }
+
+  it('gives guards and interceptors the method’s metadata and name, and each parameter its value', async () => {
+    const { app, client, text } = await start();
+    try {
+      expect(await text('tagged', { role: 'admin' })).toBe('tagged: hi');
+      expect(await text('tagged', { role: 'guest' })).toMatchObject({ code: -32000 });
+      expect(await text('ordered')).toBe('tools/call hi');
+      expect(await text('param_pipe')).toBe('HI');
+    } finally {
+      client.close();
+      await app.close();
+    }
+  });
+
+  it('runs a global pipe (APP_PIPE) on every handler', async () => {
+    const { app, client, text } = await start([{ provide: APP_PIPE, useClass: Upper }]);
+    try {
+      expect(await text('ordered')).toBe('tools/call HI');
+      expect(await text('tagged', { role: 'admin' })).toBe('tagged: HI');
     } finally {
       client.close();
       await app.close();

@@ -3,12 +3,15 @@ import { ExternalContextCreator } from '@nestjs/core';
 import { McpInterceptorsConsumer } from './mcp-interceptors.consumer';
 
 /** The parts of Nest's `ExternalContextCreator` it is built from (its constructor arguments). */
+interface EnhancerCreator {
+  create(...args: unknown[]): unknown[];
+}
 interface ContextCreatorParts {
-  guardsContextCreator: { create(...args: unknown[]): unknown[] };
+  guardsContextCreator: EnhancerCreator;
   guardsConsumer: unknown;
   interceptorsContextCreator: unknown;
   modulesContainer: unknown;
-  pipesContextCreator: unknown;
+  pipesContextCreator: EnhancerCreator;
   pipesConsumer: unknown;
   filtersContextCreator: unknown;
   container: unknown;
@@ -19,13 +22,14 @@ const PARTS = ['guardsContextCreator', 'guardsConsumer', 'interceptorsContextCre
 
 /**
  * Nest's own `ExternalContextCreator` (the app's guards, pipes, filters, module scoping and request scope, untouched)
- * with `McpInterceptorsConsumer` in place of Nest's interceptor chain, and told which handlers have guards at all.
+ * with `McpInterceptorsConsumer` in place of Nest's interceptor chain, and told which handlers have guards or pipes
+ * at all.
  * Falls back to Nest's creator, with a warning, if this Nest version is not built from the parts it expects.
  */
 export class McpContextCreator {
   private readonly creator: ExternalContextCreator;
   private readonly rebuilt: boolean;
-  private lastGuards: unknown[] | undefined;
+  private recorded: { guards?: unknown[]; pipes?: unknown[] } = {};
 
   constructor(nest: ExternalContextCreator) {
     const parts = nest as unknown as ContextCreatorParts;
@@ -35,16 +39,15 @@ export class McpContextCreator {
       this.creator = nest;
       return;
     }
-    // The guards Nest resolves for each handler are recorded, so that a handler without any needs no access check.
-    const guards = Object.create(parts.guardsContextCreator) as ContextCreatorParts['guardsContextCreator'];
-    guards.create = (...args) => (this.lastGuards = parts.guardsContextCreator.create(...args));
+    // The guards and pipes Nest resolves for each handler (global ones included) are recorded: a handler without
+    // guards needs no access check, one without pipes can be called directly.
     this.creator = new (ExternalContextCreator as unknown as Ctor)(
-      guards,
+      this.recording(parts.guardsContextCreator, 'guards'),
       parts.guardsConsumer,
       parts.interceptorsContextCreator,
       new McpInterceptorsConsumer(),
       parts.modulesContainer,
-      parts.pipesContextCreator,
+      this.recording(parts.pipesContextCreator, 'pipes'),
       parts.pipesConsumer,
       parts.filtersContextCreator,
     );
@@ -52,12 +55,24 @@ export class McpContextCreator {
     (this.creator as unknown as ContextCreatorParts).container = parts.container;
   }
 
-  /** `ExternalContextCreator.create`, and whether any guard runs around the handler (true when it cannot tell). */
-  create(...args: Parameters<ExternalContextCreator['create']>): { handler: Handler; guarded: boolean } {
-    this.lastGuards = undefined;
+  /**
+   * `ExternalContextCreator.create`, and whether any guard, or any pipe of the handler, its class or the app, runs
+   * around it (true when it cannot tell).
+   */
+  create(...args: Parameters<ExternalContextCreator['create']>): { handler: Handler; guarded: boolean; piped: boolean } {
+    this.recorded = {};
     const handler = this.creator.create(...args) as Handler;
-    const recorded = this.lastGuards as unknown[] | undefined; // set by the recording guards creator, during create()
-    const guarded = !this.rebuilt || recorded === undefined || recorded.length > 0;
-    return { handler, guarded };
+    const { guards, pipes } = this.recorded; // set by the recording creators, during create()
+    return { handler, guarded: !this.rebuilt || !guards || guards.length > 0, piped: !this.rebuilt || !pipes || pipes.length > 0 };
+  }
+
+  // A context creator that works as `creator` (its state stays on the copy) and records what `create` returns.
+  private recording(creator: EnhancerCreator, kind: 'guards' | 'pipes'): EnhancerCreator {
+    const copy = Object.create(creator) as EnhancerCreator;
+    const recorded = (list: unknown[]) => (this.recorded[kind] = list);
+    copy.create = function (this: EnhancerCreator, ...args: unknown[]) {
+      return recorded(creator.create.apply(this, args));
+    };
+    return copy;
   }
 }

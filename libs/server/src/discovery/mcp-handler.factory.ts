@@ -1,9 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, PipeTransform, Type } from '@nestjs/common';
 import { ContextIdFactory, ExternalContextCreator, ModuleRef } from '@nestjs/core';
 import { ContextId } from '@nestjs/core/injector/instance-wrapper';
 import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { McpRequestContext } from '../context/mcp-request-context';
-import { MCP_CONTEXT_TYPE, MCP_PARAMS_METADATA } from '../mcp.constants';
+import { MCP_CONTEXT_TYPE, MCP_PARAMS_METADATA, McpParamType } from '../mcp.constants';
 import { ALWAYS_ALLOWED, McpAccessCheck, McpInvoker } from '../registry/registry.types';
 import { McpContextCreator } from './mcp-context.creator';
 import { McpParamsFactory } from './mcp-params.factory';
@@ -29,8 +29,14 @@ export class McpHandlerFactory {
   }
 
   createInvoker(wrapper: InstanceWrapper, methodName: string): McpInvoker {
+    this.instantiateParamPipes(wrapper.metatype as Function | null, methodName);
     if (wrapper.isDependencyTreeStatic() && wrapper.instance) {
-      const { handler } = this.create(wrapper.instance as object, methodName, MCP_PARAMS_METADATA, this.paramsFactory);
+      const instance = wrapper.instance as object;
+      const wrapped = this.create(instance, methodName, MCP_PARAMS_METADATA, this.paramsFactory);
+      // Without any pipe, Nest's parameter step only copies `[args, ctx]` into place, through a promise per parameter:
+      // the method is then called directly, with the same guards, interceptors and filters around it.
+      const direct = wrapped.piped ? undefined : directCall(instance, methodName);
+      const { handler } = direct ? this.create(instance, `${methodName}\u0000direct`, undefined, undefined, undefined, undefined, direct) : wrapped;
       return (args, ctx) => handler(args, ctx);
     }
     return async (args, ctx) => {
@@ -48,16 +54,20 @@ export class McpHandlerFactory {
   createAccessCheck(wrapper: InstanceWrapper, methodName: string): McpAccessCheck {
     const probeName = `${methodName}\u0000guards`;
     if (wrapper.isDependencyTreeStatic() && wrapper.instance) {
-      const probe = this.create(wrapper.instance as object, probeName, undefined, undefined, undefined, undefined, methodName);
+      const instance = wrapper.instance as object;
+      const probe = this.create(instance, probeName, undefined, undefined, undefined, undefined, guardProbe(instance, methodName));
       return probe.guarded ? (ctx) => passes(probe.handler, ctx) : ALWAYS_ALLOWED;
     }
     return async (ctx) => {
       const { instance, contextId } = await this.resolvePerRequest(wrapper, ctx);
-      return passes(this.create(instance, probeName, undefined, undefined, contextId, wrapper.id, methodName).handler, ctx);
+      return passes(this.create(instance, probeName, undefined, undefined, contextId, wrapper.id, guardProbe(instance, methodName)).handler, ctx);
     };
   }
 
-  /** `guardsOf` set: wrap a probe carrying that method's metadata, with guards only. */
+  /**
+   * Wraps `instance[methodName]`, or `stand-in` (a function carrying a method's metadata, under a name of its own):
+   * a guard probe runs with guards only.
+   */
   private create(
     instance: object,
     methodName: string,
@@ -65,10 +75,9 @@ export class McpHandlerFactory {
     paramsFactory?: McpParamsFactory,
     contextId?: ContextId,
     inquirerId?: string,
-    guardsOf?: string,
-  ): { handler: Handler; guarded: boolean } {
-    const method = (instance as Record<string, Handler>)[guardsOf ?? methodName];
-    const callback = guardsOf ? copyMetadata(method, async () => true) : method;
+    standIn?: StandIn,
+  ): { handler: Handler; guarded: boolean; piped: boolean } {
+    const callback = standIn ?? (instance as Record<string, Handler>)[methodName];
     return this.contextCreator.create(
       instance,
       callback,
@@ -77,9 +86,30 @@ export class McpHandlerFactory {
       paramsFactory,
       contextId,
       inquirerId,
-      guardsOf ? GUARDS_ONLY : undefined,
+      standIn?.guardsOnly ? GUARDS_ONLY : undefined,
       MCP_CONTEXT_TYPE,
     );
+  }
+
+  /**
+   * `@McpArgs(SomePipe)`: Nest's scanner instantiates the pipe classes of route parameters only, so a pipe class given
+   * here is resolved once at start-up — the app's provider if it has one, else a new instance — and stored in its place.
+   */
+  private instantiateParamPipes(type: Function | null, methodName: string): void {
+    if (!type) return;
+    const params = Reflect.getMetadata(MCP_PARAMS_METADATA, type, methodName) as Record<string, { pipes?: unknown[] }> | undefined;
+    if (!params || !Object.values(params).some((param) => param.pipes?.some((pipe) => typeof pipe === 'function'))) return;
+    const instance = (pipe: unknown) => (typeof pipe === 'function' ? this.pipeInstance(pipe as Type<PipeTransform>) : pipe);
+    const resolved = Object.fromEntries(Object.entries(params).map(([key, param]) => [key, { ...param, pipes: param.pipes?.map(instance) }]));
+    Reflect.defineMetadata(MCP_PARAMS_METADATA, resolved, type, methodName);
+  }
+
+  private pipeInstance(pipe: Type<PipeTransform>): PipeTransform {
+    try {
+      return this.moduleRef.get(pipe, { strict: false });
+    } catch {
+      return new pipe();
+    }
   }
 
   private async resolvePerRequest(wrapper: InstanceWrapper, ctx: McpRequestContext): Promise<{ instance: object; contextId: ContextId }> {
@@ -96,6 +126,38 @@ async function passes(guarded: Handler, ctx: McpRequestContext): Promise<boolean
   } catch {
     return false;
   }
+}
+
+/** A function standing in for a method: it carries the method's metadata, so guards and interceptors read the same. */
+type StandIn = Handler & { guardsOnly?: boolean };
+
+// Stands in for the method in its access check: the method itself never runs.
+function guardProbe(instance: object, methodName: string): StandIn {
+  const probe: StandIn = copyMetadata((instance as Record<string, Handler>)[methodName], async () => true);
+  probe.guardsOnly = true;
+  return probe;
+}
+
+// Calls the method with its `@McpArgs()` / `@McpCtx()` parameters in place, from the invoker's `(args, ctx)`; undefined
+// when a parameter carries pipes of its own (Nest's parameter step must run them).
+function directCall(instance: object, methodName: string): StandIn | undefined {
+  const method = (instance as Record<string, Handler>)[methodName];
+  const params = (Reflect.getMetadata(MCP_PARAMS_METADATA, instance.constructor, methodName) ?? {}) as Record<string, { index: number; pipes?: unknown[] }>;
+  const slots: Array<[index: number, source: 0 | 1]> = [];
+  for (const [key, param] of Object.entries(params)) {
+    if (param.pipes?.length) return undefined;
+    const type = Number(key.split(':')[0]);
+    if (type !== McpParamType.ARGS && type !== McpParamType.CONTEXT) return undefined;
+    slots.push([param.index, type === McpParamType.ARGS ? 0 : 1]);
+  }
+  const length = Math.max(0, ...slots.map(([index]) => index + 1));
+  const call = function (this: unknown, args: unknown, ctx: unknown) {
+    const positional = new Array<unknown>(length);
+    for (const [index, source] of slots) positional[index] = source === 0 ? args : ctx;
+    return method.apply(instance, positional);
+  } as Handler;
+  Object.defineProperty(call, 'name', { value: method.name });
+  return copyMetadata(method, call);
 }
 
 function copyMetadata<T extends object>(from: object, to: T): T {

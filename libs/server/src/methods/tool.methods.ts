@@ -49,7 +49,8 @@ export class ToolMethods {
   }
 
   private async run(tool: RegisteredTool, args: Record<string, unknown>, ctx: McpRequestContext): Promise<CallToolResult> {
-    const input = await tool.input.check(args);
+    const checked = tool.input.check(args);
+    const input = checked instanceof Promise ? await checked : checked;
     if (!input.ok) return toolError(`Invalid arguments for tool ${tool.definition.name}: ${input.problems.join('; ')}`);
     let result: CallToolResult;
     try {

@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { SchemaValidator } from '@conduit-mcp/core';
 import { Type } from 'class-transformer';
 import { IsInt, IsString, Min, ValidateNested } from 'class-validator';

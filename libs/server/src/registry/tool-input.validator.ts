@@ -8,7 +8,8 @@ export type ToolInputCheck = { ok: true; value: unknown } | { ok: false; problem
 /** Validates tool arguments against a DTO class (class-validator) or a JSON Schema (ajv). */
 export interface ToolInputValidator {
   readonly schema: JsonSchemaObject;
-  check(args: Record<string, unknown>): Promise<ToolInputCheck>;
+  /** Synchronous for a JSON Schema, a promise for a DTO class (class-validator validates asynchronously). */
+  check(args: Record<string, unknown>): ToolInputCheck | Promise<ToolInputCheck>;
 }
 
 const NO_ARGUMENTS: JsonSchemaObject = { type: 'object', properties: {} };
@@ -33,7 +34,7 @@ class JsonSchemaInputValidator implements ToolInputValidator {
     schemas.assertValid(schema);
   }
 
-  async check(args: Record<string, unknown>): Promise<ToolInputCheck> {
+  check(args: Record<string, unknown>): ToolInputCheck {
     const result = this.schemas.validate(this.schema, args);
     return result.valid ? { ok: true, value: args } : { ok: false, problems: result.errors };
   }

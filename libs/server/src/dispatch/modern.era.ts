@@ -41,6 +41,7 @@ export class ModernEra implements EraEngine {
   private readonly modern: readonly string[];
   private readonly serverInfo: Implementation;
   private readonly completed = new WeakMap<object, Record<string, unknown>>();
+  private readonly serverMeta: Record<string, unknown>;
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
@@ -50,6 +51,7 @@ export class ModernEra implements EraEngine {
     this.supported = supportedRevisions(options);
     this.modern = servesEra(options, 'modern') ? MODERN_REVISIONS : [];
     this.serverInfo = serverInfoOf(options);
+    this.serverMeta = Object.freeze({ [META_SERVER_INFO]: this.serverInfo });
     // Only a server that serves the modern era seals request states (and warns about a per-process key).
     this.codec = this.modern.length
       ? new RequestStateCodec(options.requestState?.secret, options.requestState?.ttlMs ?? DEFAULT_STATE_TTL_MS)
@@ -80,7 +82,6 @@ export class ModernEra implements EraEngine {
     const responses = params.inputResponses === undefined ? {} : params.inputResponses;
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) throw invalidParams('Invalid "inputResponses": an object is required');
     const input = mrtr ? new ModernInput({ ...round.answers, ...(responses as Record<string, unknown>) }, meta.clientCapabilities, this.schemas) : undefined;
-    const serverInfo = this.serverInfo;
 
     return {
       era: 'modern',
@@ -112,7 +113,7 @@ export class ModernEra implements EraEngine {
             resultType: 'input_required',
             inputRequests: input.requests,
             requestState: codec.seal({ answers: input.used, state: ctx.state.toJSON() }, bindingOf()),
-            _meta: { [META_SERVER_INFO]: serverInfo },
+            _meta: this.serverMeta,
           };
         }
         if (!outcome.ok) throw modernError(outcome.error);
@@ -126,8 +127,10 @@ export class ModernEra implements EraEngine {
     const constant = isConstant(result);
     const known = constant ? this.completed.get(result) : undefined;
     if (known) return known;
-    const resultMeta = typeof result._meta === 'object' && result._meta !== null ? (result._meta as Record<string, unknown>) : {};
-    const completed = { ...result, resultType: result.resultType ?? 'complete', _meta: { ...resultMeta, [META_SERVER_INFO]: this.serverInfo } };
+    // Most results carry no _meta of their own: they share one (never mutated), rather than a computed-key literal each.
+    const own = result._meta;
+    const _meta = typeof own === 'object' && own !== null ? { ...own, [META_SERVER_INFO]: this.serverInfo } : this.serverMeta;
+    const completed = { ...result, resultType: result.resultType ?? 'complete', _meta };
     if (constant) this.completed.set(result, markConstant(completed));
     return completed;
   }

@@ -23,6 +23,7 @@ const MAX_CACHED_PAGES = 256;
  */
 export class ListPages {
   private readonly pages = new Map<string, Record<string, unknown>>();
+  private guardedOf = new WeakMap<readonly Listable[], number[]>();
   private revision = -1;
 
   constructor(
@@ -31,15 +32,19 @@ export class ListPages {
   ) {}
 
   async page(entries: readonly Listable[], revision: number, ctx: McpRequestContext, cursor: unknown): Promise<Record<string, unknown>> {
-    const allowed = await this.allowed(entries, ctx);
-    const cacheKey = cursor === undefined || typeof cursor === 'string' ? `${ctx.era}|${allowed ?? ''}|${cursor ?? ''}` : undefined;
     if (revision !== this.revision || this.pages.size >= MAX_CACHED_PAGES) {
       this.pages.clear();
+      this.guardedOf = new WeakMap();
       this.revision = revision;
     }
+    const guarded = this.guarded(entries);
+    const allowed = guarded.length ? await Promise.all(guarded.map((index) => entries[index].canActivate(ctx))) : [];
+    const outcome = allowed.map((ok) => (ok ? '1' : '0')).join('');
+    const cacheKey = cursor === undefined || typeof cursor === 'string' ? `${ctx.era}|${outcome}|${cursor ?? ''}` : undefined;
     const cached = cacheKey === undefined ? undefined : this.pages.get(cacheKey);
     if (cached) return cached;
-    const visible = allowed === undefined ? entries : entries.filter((_, index) => allowed[index] === '1');
+    const refused = new Set(guarded.filter((_, n) => !allowed[n]));
+    const visible = refused.size ? entries.filter((_, index) => !refused.has(index)) : entries;
     const { page, nextCursor } = paginate(visible, cursor, this.options.pageSize ?? DEFAULT_PAGE_SIZE);
     let result: Record<string, unknown> = { [this.key]: page.map((entry) => entry.definition) };
     if (nextCursor) result.nextCursor = nextCursor;
@@ -48,10 +53,13 @@ export class ListPages {
     return result;
   }
 
-  // Which entries this caller may see, one '1' or '0' per entry; undefined when no entry has a guard.
-  private async allowed(entries: readonly Listable[], ctx: McpRequestContext): Promise<string | undefined> {
-    if (entries.every((entry) => entry.canActivate === ALWAYS_ALLOWED)) return undefined;
-    const results = await Promise.all(entries.map((entry) => (entry.canActivate === ALWAYS_ALLOWED ? true : entry.canActivate(ctx))));
-    return results.map((ok) => (ok ? '1' : '0')).join('');
+  // The indexes of the entries that have guards (the others are always listed); kept per list of entries.
+  private guarded(entries: readonly Listable[]): number[] {
+    let indexes = this.guardedOf.get(entries);
+    if (!indexes) {
+      indexes = entries.flatMap((entry, index) => (entry.canActivate === ALWAYS_ALLOWED ? [] : [index]));
+      this.guardedOf.set(entries, indexes);
+    }
+    return indexes;
   }
 }

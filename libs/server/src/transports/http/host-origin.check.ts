@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HeaderVerdicts } from './header-verdicts';
 import { ResolvedHttpOptions } from './http-options';
 import { headerValue } from './http-request.util';
 import { sendError } from './http-response.util';
@@ -42,16 +43,29 @@ export function passesHostAndOrigin(
   res: ServerResponse,
   options: Pick<ResolvedHttpOptions, 'allowedHosts' | 'allowedOrigins'>,
 ): boolean {
-  if (!isAllowedHost(headerValue(req, 'host'), options.allowedHosts)) {
+  let checks = verdicts.get(options);
+  if (!checks) {
+    checks = {
+      host: new HeaderVerdicts((host) => isAllowedHost(host, options.allowedHosts)),
+      origin: new HeaderVerdicts((origin) => isAllowedOrigin(origin, options.allowedOrigins)),
+    };
+    verdicts.set(options, checks);
+  }
+  const host = headerValue(req, 'host');
+  if (!(host === undefined ? isAllowedHost(host, options.allowedHosts) : checks.host.of(host))) {
     sendError(res, 403, 'Forbidden: Host header not allowed');
     return false;
   }
-  if (!isAllowedOrigin(headerValue(req, 'origin'), options.allowedOrigins)) {
+  const origin = headerValue(req, 'origin');
+  if (!(origin === undefined ? isAllowedOrigin(origin, options.allowedOrigins) : checks.origin.of(origin))) {
     sendError(res, 403, 'Forbidden: Origin not allowed');
     return false;
   }
   return true;
 }
+
+// Verdicts on the Host and Origin values seen, per options object (one per mounted endpoint).
+const verdicts = new WeakMap<object, { host: HeaderVerdicts<boolean>; origin: HeaderVerdicts<boolean> }>();
 
 function parseHost(value: string | undefined): { hostname: string; port: string | undefined } | undefined {
   if (!value) return undefined;

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { HeaderVerdicts } from './header-verdicts';
 
 /** The path of a request URL, without its query. */
 export function requestPath(req: IncomingMessage): string {
@@ -17,6 +18,15 @@ export function headerValue(req: IncomingMessage, name: string): string | undefi
 export function accepts(req: IncomingMessage, mediaType: string): boolean {
   const accept = headerValue(req, 'accept');
   if (!accept) return false;
+  let verdicts = acceptVerdicts.get(mediaType);
+  if (!verdicts) acceptVerdicts.set(mediaType, (verdicts = new HeaderVerdicts((value) => admits(value, mediaType))));
+  return verdicts.of(accept);
+}
+
+// Verdicts per media type asked about (a handful, fixed by the code).
+const acceptVerdicts = new Map<string, HeaderVerdicts<boolean>>();
+
+function admits(accept: string, mediaType: string): boolean {
   const wildcard = `${mediaType.split('/')[0]}/*`;
   return accept.split(',').some((part) => {
     const [range, ...params] = part.split(';').map((item) => item.trim().toLowerCase());

@@ -17,6 +17,8 @@ const SECTIONS = ['stdio', 'client', 'payloads', 'mrtr', 'coldstart', 'sessions'
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
+// --check: exit 1 when a scenario of this project or a section could not be measured (a smoke check for CI).
+const check = argv.includes('--check');
 const only = (argv.find((a) => a.startsWith('--only=')) || '').slice(7).split(',').filter(Boolean);
 const WARMUP = quick ? 1 : 2;
 const DURATION = quick ? 2 : 10;
@@ -54,8 +56,8 @@ function available(mod) {
   }
 }
 
-/** Starts a server, prepares the request, probes it, warms it up, runs each concurrency twice, stops it. */
-async function measure(spec, method, concurrencies) {
+/** Starts a server and prepares its request: legacy session, correctness probe, warm-up. */
+async function prepare(spec, method) {
   const started = await startServer(spec.file, spec.env);
   try {
     const url = `http://127.0.0.1:${started.port}/mcp`;
@@ -64,19 +66,48 @@ async function measure(spec, method, concurrencies) {
     const shape = requestShape(spec.era, method, sessionId);
     await probe(url, shape, method);
     await load(url, shape, 16, WARMUP);
+    return { spec, started, url, shape };
+  } catch (error) {
+    await stopServer(started.child);
+    throw error;
+  }
+}
+
+/**
+ * Measures servers side by side: all of them up (idle ones cost no CPU), then for each concurrency, run 1 of every
+ * server, then run 2 of every server. A machine whose speed drifts over minutes (a shared host) then shifts every row
+ * of a concurrency alike, and the ratios hold. Failed servers go to `skipped`.
+ */
+async function measureSideBySide(specs, method, concurrencies, skipped) {
+  const ready = [];
+  try {
+    for (const spec of specs) {
+      log(`${spec.id}: starting ${spec.file}`);
+      try {
+        ready.push(await prepare(spec, method));
+      } catch (error) {
+        log(`${spec.id}: skipped: ${error.message}`);
+        skipped.push({ id: spec.id, reason: error.message });
+      }
+    }
     const rows = [];
     for (const c of concurrencies) {
-      const runs = [];
+      const runs = new Map(ready.map((server) => [server, []]));
       for (let i = 0; i < 2; i++) {
-        const r = await load(url, shape, c, DURATION);
-        log(`${spec.id} c=${c} run ${i + 1}: ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} err ${r.errors} non2xx ${r.non2xx}`);
-        runs.push(r);
+        for (const server of ready) {
+          const r = await load(server.url, server.shape, c, DURATION);
+          log(`${server.spec.id} c=${c} run ${i + 1}: ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} err ${r.errors} non2xx ${r.non2xx}`);
+          runs.get(server).push(r);
+        }
       }
-      rows.push({ id: spec.id, label: spec.label, group: spec.group, concurrency: c, method, runs, rssMb: rssMb(started.pid) });
+      for (const server of ready) {
+        const { spec } = server;
+        rows.push({ id: spec.id, label: spec.label, group: spec.group, concurrency: c, method, runs: runs.get(server), rssMb: rssMb(server.started.pid) });
+      }
     }
     return rows;
   } finally {
-    await stopServer(started.child);
+    await Promise.all(ready.map((server) => stopServer(server.started.child)));
   }
 }
 
@@ -95,27 +126,14 @@ async function main() {
   log('compiling the TypeScript servers into bench/.build');
   buildServers();
   const pick = (s) => !only.length || only.includes(s.id);
-  for (const spec of servers.filter(pick)) {
-    if (spec.requires && !available(spec.requires)) {
-      result.skipped.push({ id: spec.id, reason: `${spec.requires} is not installed` });
-      continue;
-    }
-    log(`${spec.id}: starting ${spec.file}`);
-    try {
-      result.rows.push(...(await measure(spec, 'tools/call', CONCURRENCY)));
-    } catch (error) {
-      log(`${spec.id}: skipped: ${error.message}`);
-      result.skipped.push({ id: spec.id, reason: error.message });
-    }
-  }
-  for (const spec of listScenarios.filter(pick)) {
-    log(`${spec.id}: starting ${spec.file}`);
-    try {
-      result.lists.push(...(await measure({ ...spec, group: 'self' }, spec.method, [16])));
-    } catch (error) {
-      result.skipped.push({ id: spec.id, reason: error.message });
-    }
-  }
+  const present = servers.filter(pick).filter((spec) => {
+    if (!spec.requires || available(spec.requires)) return true;
+    result.skipped.push({ id: spec.id, reason: `${spec.requires} is not installed` });
+    return false;
+  });
+  result.rows.push(...(await measureSideBySide(present, 'tools/call', CONCURRENCY, result.skipped)));
+  const lists = listScenarios.filter(pick).map((spec) => ({ ...spec, group: 'self' }));
+  if (lists.length) result.lists.push(...(await measureSideBySide(lists, 'tools/list', [16], result.skipped)));
   result.rows.sort((a, b) => a.concurrency - b.concurrency);
   report.addRatios(result.rows);
   // With --only, only the targets of what ran.
@@ -135,6 +153,12 @@ async function main() {
   const { md, mdPath } = report.write(result, path.join(__dirname, 'results'));
   console.log(md);
   log(`written ${path.relative(root, mdPath)} and .json`);
+  const own = new Set([...servers.filter((s) => s.group !== 'peer').map((s) => s.id), ...listScenarios.map((s) => s.id), ...SECTIONS]);
+  const failed = [...result.skipped.filter((s) => own.has(s.id)).map((s) => s.id), ...result.targets.filter((t) => t.value == null).map((t) => t.target)];
+  if (check && failed.length) {
+    log(`not measured: ${failed.join('; ')}`);
+    process.exitCode = 1;
+  }
 }
 
 main().catch((error) => {

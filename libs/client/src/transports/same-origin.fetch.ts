@@ -9,7 +9,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 export async function fetchSameOrigin(fetchFn: typeof fetch, url: URL, init: RequestInit): Promise<Response> {
   let target = url;
   for (let hops = 0; ; hops++) {
-    const response = await fetchFn(target, { ...init, redirect: 'manual' });
+    const response = await fetchFn(target, Object.assign({}, init, { redirect: 'manual' as const })); // not a spread: V8's slow path
     if (!REDIRECT_STATUSES.has(response.status)) return response;
     void response.body?.cancel().catch(() => undefined);
     const next = redirectTarget(response, target);

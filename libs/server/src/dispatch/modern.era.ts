@@ -129,8 +129,9 @@ export class ModernEra implements EraEngine {
     if (known) return known;
     // Most results carry no _meta of their own: they share one (never mutated), rather than a computed-key literal each.
     const own = result._meta;
-    const _meta = typeof own === 'object' && own !== null ? { ...own, [META_SERVER_INFO]: this.serverInfo } : this.serverMeta;
-    const completed = { ...result, resultType: result.resultType ?? 'complete', _meta };
+    const _meta = typeof own === 'object' && own !== null ? Object.assign({}, own, this.serverMeta) : this.serverMeta;
+    // Object.assign, not `{ ...x, key }`: on Node 20 a spread followed by keys takes V8's slow path (~0.5 µs a call).
+    const completed: Record<string, unknown> = Object.assign({}, result, { resultType: result.resultType ?? 'complete', _meta });
     if (constant) this.completed.set(result, markConstant(completed));
     return completed;
   }

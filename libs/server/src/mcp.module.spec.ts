@@ -20,7 +20,7 @@ import {
 import { APP_GUARD, APP_PIPE, REQUEST, Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { map } from 'rxjs';
+import { map, of } from 'rxjs';
 import { RawClient } from '../../../test/support/raw-client';
 import {
   InjectMcpServer,
@@ -483,7 +483,27 @@ describe('handlers with and without pipes', () => {
   }
 
   @Injectable()
+  class AsyncRoleGuard implements CanActivate {
+    canActivate(context: ExecutionContext): Promise<boolean> {
+      return Promise.resolve(McpExecutionContext.create(context).getContext().meta.role === 'admin');
+    }
+  }
+
+  @Injectable()
+  class ObservableRoleGuard implements CanActivate {
+    canActivate(context: ExecutionContext) {
+      return of(McpExecutionContext.create(context).getContext().meta.role === 'admin');
+    }
+  }
+
+  @Injectable()
   class Handlers {
+    @McpTool({ name: 'async_guards', input: ECHO_INPUT })
+    @UseGuards(AsyncRoleGuard, ObservableRoleGuard)
+    asyncGuards(@McpArgs() args: { text: string }) {
+      return of('first', `last ${args.text}`);
+    }
+
     @McpTool({ name: 'tagged', input: ECHO_INPUT })
     @SetMetadata(ROLE, 'admin')
     @UseGuards(RoleGuard)
@@ -504,7 +524,7 @@ describe('handlers with and without pipes', () => {
   }
 
   async function start(extra: object[] = []) {
-    @Module({ imports: [McpModule.forRoot({ name: 'pipes', version: '1.0.0', http: false })], providers: [Handlers, RoleGuard, ...(extra as never[])] })
+    @Module({ imports: [McpModule.forRoot({ name: 'pipes', version: '1.0.0', http: false })], providers: [Handlers, RoleGuard, AsyncRoleGuard, ObservableRoleGuard, ...(extra as never[])] })
     class PipesModule {}
     const app = await (await Test.createTestingModule({ imports: [PipesModule] }).compile()).init();
     const client = RawClient.connect(app.get(McpServer));
@@ -523,6 +543,8 @@ describe('handlers with and without pipes', () => {
       expect(await text('tagged', { role: 'guest' })).toMatchObject({ code: -32000 });
       expect(await text('ordered')).toBe('tools/call hi');
       expect(await text('param_pipe')).toBe('HI');
+      expect(await text('async_guards', { role: 'admin' })).toBe('last hi');
+      expect(await text('async_guards', { role: 'guest' })).toMatchObject({ code: -32000 });
     } finally {
       client.close();
       await app.close();

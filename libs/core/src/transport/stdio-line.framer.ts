@@ -35,6 +35,13 @@ export class LineFramer {
     let start = 0;
     while (start <= chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);
+      if (newline !== -1 && this.pendingBytes === 0 && !this.discarding) {
+        // The whole line is in this chunk (the usual case): decoded in place, no copy.
+        if (newline - start > this.maxLineBytes) out.push({ overflow: true });
+        else this.emit(chunk.toString('utf8', start, newline), out);
+        start = newline + 1;
+        continue;
+      }
       const end = newline === -1 ? chunk.length : newline;
       this.take(chunk.subarray(start, end), out);
       if (newline === -1) break;
@@ -58,14 +65,15 @@ export class LineFramer {
   }
 
   private finishLine(out: FramedLine[]): void {
-    if (!this.discarding) {
-      const text = Buffer.concat(this.pending, this.pendingBytes).toString('utf8');
-      const line = text.endsWith('\r') ? text.slice(0, -1) : text;
-      if (line.trim() !== '') out.push({ line });
-    }
+    if (!this.discarding) this.emit(Buffer.concat(this.pending, this.pendingBytes).toString('utf8'), out);
     this.pending = [];
     this.pendingBytes = 0;
     this.discarding = false;
+  }
+
+  private emit(text: string, out: FramedLine[]): void {
+    const line = text.endsWith('\r') ? text.slice(0, -1) : text;
+    if (line.trim() !== '') out.push({ line });
   }
 }
 

@@ -41,9 +41,15 @@ export class StdioTransport implements Transport {
   }
 
   /** Writes one message line; resolves once the output accepts more (after 'drain' when it is full). */
-  async send(message: JsonRpcMessage): Promise<void> {
-    if (this.closed) throw new Error('Transport is closed');
-    await this.write(serializeLine(message));
+  send(message: JsonRpcMessage): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('Transport is closed'));
+    let line: string;
+    try {
+      line = serializeLine(message);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error))); // a cycle, a BigInt
+    }
+    return this.write(line);
   }
 
   async close(): Promise<void> {
@@ -78,13 +84,10 @@ export class StdioTransport implements Transport {
     this.write(serializeLine(errorResponse(null, error))).catch(this.onStreamError);
   }
 
+  // A failed write surfaces as the output's 'error' event (reported to onerror); a full output is waited out.
   private write(text: string): Promise<void> {
     coalesceWrites(this.output);
-    return new Promise((resolve, reject) => {
-      const accepted = this.output.write(text, (error) => error && reject(error));
-      if (accepted) resolve();
-      else waitForDrain(this.output).then(resolve, reject);
-    });
+    return this.output.write(text) ? Promise.resolve() : waitForDrain(this.output);
   }
 }
 

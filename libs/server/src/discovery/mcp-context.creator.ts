@@ -1,19 +1,20 @@
 import { Logger } from '@nestjs/common';
 import { ExternalContextCreator } from '@nestjs/core';
+import { ResolvedEnhancers } from './mcp-direct.handler';
 import { McpInterceptorsConsumer } from './mcp-interceptors.consumer';
 
 /** The parts of Nest's `ExternalContextCreator` it is built from (its constructor arguments). */
 interface EnhancerCreator {
-  create(...args: unknown[]): unknown[];
+  create(...args: unknown[]): unknown;
 }
 interface ContextCreatorParts {
   guardsContextCreator: EnhancerCreator;
   guardsConsumer: unknown;
-  interceptorsContextCreator: unknown;
+  interceptorsContextCreator: EnhancerCreator;
   modulesContainer: unknown;
   pipesContextCreator: EnhancerCreator;
   pipesConsumer: unknown;
-  filtersContextCreator: unknown;
+  filtersContextCreator: EnhancerCreator;
   container: unknown;
 }
 type Ctor = new (...parts: unknown[]) => ExternalContextCreator;
@@ -29,7 +30,9 @@ const PARTS = ['guardsContextCreator', 'guardsConsumer', 'interceptorsContextCre
 export class McpContextCreator {
   private readonly creator: ExternalContextCreator;
   private readonly rebuilt: boolean;
-  private recorded: { guards?: unknown[]; pipes?: unknown[] } = {};
+  private recorded: Partial<ResolvedEnhancers> & { pipes?: unknown[] } = {};
+  /** The interceptor chain of every handler this creator wraps. */
+  readonly interceptorsConsumer = new McpInterceptorsConsumer();
 
   constructor(nest: ExternalContextCreator) {
     const parts = nest as unknown as ContextCreatorParts;
@@ -44,12 +47,12 @@ export class McpContextCreator {
     this.creator = new (ExternalContextCreator as unknown as Ctor)(
       this.recording(parts.guardsContextCreator, 'guards'),
       parts.guardsConsumer,
-      parts.interceptorsContextCreator,
-      new McpInterceptorsConsumer(),
+      this.recording(parts.interceptorsContextCreator, 'interceptors'),
+      this.interceptorsConsumer,
       parts.modulesContainer,
       this.recording(parts.pipesContextCreator, 'pipes'),
       parts.pipesConsumer,
-      parts.filtersContextCreator,
+      this.recording(parts.filtersContextCreator, 'exceptions'),
     );
     // Request-scoped handlers register their request through the container, as Nest's creator does.
     (this.creator as unknown as ContextCreatorParts).container = parts.container;
@@ -57,19 +60,26 @@ export class McpContextCreator {
 
   /**
    * `ExternalContextCreator.create`, and whether any guard, or any pipe of the handler, its class or the app, runs
-   * around it (true when it cannot tell).
+   * around it (true when it cannot tell), and the guards, interceptors and exception handler Nest resolved for it
+   * (undefined when it cannot tell).
    */
-  create(...args: Parameters<ExternalContextCreator['create']>): { handler: Handler; guarded: boolean; piped: boolean } {
+  create(...args: Parameters<ExternalContextCreator['create']>): {
+    handler: Handler;
+    guarded: boolean;
+    piped: boolean;
+    enhancers: ResolvedEnhancers | undefined;
+  } {
     this.recorded = {};
     const handler = this.creator.create(...args) as Handler;
-    const { guards, pipes } = this.recorded; // set by the recording creators, during create()
-    return { handler, guarded: !this.rebuilt || !guards || guards.length > 0, piped: !this.rebuilt || !pipes || pipes.length > 0 };
+    const { guards, pipes, interceptors, exceptions } = this.recorded; // set by the recording creators, during create()
+    const enhancers = this.rebuilt && guards && interceptors && exceptions ? { guards, interceptors, exceptions } : undefined;
+    return { handler, guarded: !this.rebuilt || !guards || guards.length > 0, piped: !this.rebuilt || !pipes || pipes.length > 0, enhancers };
   }
 
   // A context creator that works as `creator` (its state stays on the copy) and records what `create` returns.
-  private recording(creator: EnhancerCreator, kind: 'guards' | 'pipes'): EnhancerCreator {
+  private recording(creator: EnhancerCreator, kind: 'guards' | 'pipes' | 'interceptors' | 'exceptions'): EnhancerCreator {
     const copy = Object.create(creator) as EnhancerCreator;
-    const recorded = (list: unknown[]) => (this.recorded[kind] = list);
+    const recorded = (made: unknown) => ((this.recorded as Record<string, unknown>)[kind] = made);
     copy.create = function (this: EnhancerCreator, ...args: unknown[]) {
       return recorded(creator.create.apply(this, args));
     };

@@ -6,6 +6,7 @@ import { McpRequestContext } from '../context/mcp-request-context';
 import { MCP_CONTEXT_TYPE, MCP_PARAMS_METADATA, McpParamType } from '../mcp.constants';
 import { ALWAYS_ALLOWED, McpAccessCheck, McpInvoker } from '../registry/registry.types';
 import { McpContextCreator } from './mcp-context.creator';
+import { createDirectHandler } from './mcp-direct.handler';
 import { McpParamsFactory } from './mcp-params.factory';
 
 type Handler = (...args: unknown[]) => Promise<unknown>;
@@ -36,7 +37,12 @@ export class McpHandlerFactory {
       // Without any pipe, Nest's parameter step only copies `[args, ctx]` into place, through a promise per parameter:
       // the method is then called directly, with the same guards, interceptors and filters around it.
       const direct = wrapped.piped ? undefined : directCall(instance, methodName);
-      const { handler } = direct ? this.create(instance, `${methodName}\u0000direct`, undefined, undefined, undefined, undefined, direct) : wrapped;
+      if (!direct) return (args, ctx) => wrapped.handler(args, ctx);
+      const viaNest = this.create(instance, `${methodName}\u0000direct`, undefined, undefined, undefined, undefined, direct);
+      // Nest resolved the guards, interceptors and filters; they run around the method in one async step.
+      const handler = viaNest.enhancers
+        ? createDirectHandler(instance, direct, direct, viaNest.enhancers, this.contextCreator.interceptorsConsumer)
+        : viaNest.handler;
       return (args, ctx) => handler(args, ctx);
     }
     return async (args, ctx) => {
@@ -76,7 +82,7 @@ export class McpHandlerFactory {
     contextId?: ContextId,
     inquirerId?: string,
     standIn?: StandIn,
-  ): { handler: Handler; guarded: boolean; piped: boolean } {
+  ): ReturnType<McpContextCreator['create']> {
     const callback = standIn ?? (instance as Record<string, Handler>)[methodName];
     return this.contextCreator.create(
       instance,

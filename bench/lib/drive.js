@@ -2,7 +2,7 @@
 // One driver process: node bench/lib/drive.js '<json spec>' opens one client against one server, probes it, warms it
 // up, runs each in-flight count twice and prints `RESULT <json>` on stdout. A process of its own per client, so no
 // client's heap or JIT state leaks into another's figures, and `--cpu-prof` profiles exactly one client.
-// spec: { client: 'raw'|'conduit'|'sdk', target: { type: 'stdio', server } | { type: 'http', url }, warmup, duration, inflight: [1, 32] }
+// spec: { client: 'raw'|'conduit'|'sdk', target: { type: 'stdio', server } | { type: 'http', url }, warmup, duration, inflight: [1, 32], runs? (2) }
 const { openClient } = require('./clients');
 const { closedLoop } = require('./calls');
 
@@ -23,7 +23,7 @@ async function main() {
     const rows = [];
     for (const inflight of spec.inflight) {
       const runs = [];
-      for (let i = 0; i < 2; i++) {
+      for (let i = 0; i < (spec.runs ?? 2); i++) {
         const r = await closedLoop(client.call, TEXT, inflight, spec.duration);
         log(`in flight ${inflight} run ${i + 1}: ${r.cps} calls/s, ${r.errors} errors${r.firstError ? ` (${r.firstError})` : ''}`);
         runs.push(r);

@@ -32,7 +32,7 @@ function drive(spec, { log, timeoutMs } = {}) {
     if (log) for (const line of String(d).split('\n').filter(Boolean)) log(line);
   });
   // Generous: warm-up plus two runs per in-flight count plus start-up and close.
-  const limit = timeoutMs ?? (spec.warmup + spec.duration * 2 * spec.inflight.length + 60) * 1000;
+  const limit = timeoutMs ?? (spec.warmup + spec.duration * (spec.runs ?? 2) * spec.inflight.length + 60) * 1000;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       try {
@@ -59,4 +59,27 @@ function drive(spec, { log, timeoutMs } = {}) {
   });
 }
 
-module.exports = { drive };
+/**
+ * Drives several pairings with their runs interleaved — run 1 of every pairing, then run 2 — each run a driver process
+ * of its own, so a machine whose speed drifts shifts every row alike. Resolves one `{ rows }` or `{ error }` per spec.
+ */
+async function driveInterleaved(specs, { log, label = (spec) => spec.client } = {}) {
+  const results = specs.map(() => ({ rows: null }));
+  for (let run = 0; run < 2; run++) {
+    for (const [n, spec] of specs.entries()) {
+      if (results[n].error) continue;
+      log && log(`${label(spec)}: run ${run + 1}`);
+      try {
+        const rows = await drive({ ...spec, runs: 1 }, { log });
+        if (!results[n].rows) results[n].rows = rows.map((row) => ({ inflight: row.inflight, runs: [] }));
+        for (const row of rows) results[n].rows.find((r) => r.inflight === row.inflight).runs.push(...row.runs);
+      } catch (error) {
+        log && log(`${label(spec)}: failed: ${error.message}`);
+        results[n] = { error: error.message };
+      }
+    }
+  }
+  return results;
+}
+
+module.exports = { drive, driveInterleaved };

@@ -3,7 +3,7 @@
 // (2025-11-25), calling the same near-free server, so the figures are the clients' own cost: over stdio against
 // servers/raw-stdio.js (spawned by each client) and over Streamable HTTP against servers/raw-http.js.
 const { buildServers } = require('../lib/build');
-const { drive } = require('../lib/drivers');
+const { driveInterleaved } = require('../lib/drivers');
 const { startServer, stopServer } = require('../lib/procs');
 const { timings, meanCps, table, target, targetLine } = require('../lib/section-table');
 
@@ -18,17 +18,9 @@ const TARGET = "this project's client ≥ 2 × the SDK client's calls/s (32 in f
 
 /** Runs both clients against `target`; returns { conduit: rows|{error}, sdk: … }. */
 async function bothClients(target, spec, log) {
-  const out = {};
-  for (const c of CLIENTS) {
-    log(`client ${c.id} over ${target.type}`);
-    try {
-      out[c.id] = { rows: await drive({ ...spec, client: c.id, target }, { log }) };
-    } catch (error) {
-      log(`client ${c.id} over ${target.type}: failed: ${error.message}`);
-      out[c.id] = { error: error.message };
-    }
-  }
-  return out;
+  const specs = CLIENTS.map((c) => ({ ...spec, client: c.id, target }));
+  const results = await driveInterleaved(specs, { log, label: (s) => `client ${s.client} over ${target.type}` });
+  return Object.fromEntries(CLIENTS.map((c, n) => [c.id, results[n]]));
 }
 
 module.exports = {
@@ -73,7 +65,7 @@ module.exports = {
     const markdown = [
       `## ${this.title}`,
       '',
-      `tools/call \`echo\` from each client, closed loop: 1 or 32 calls in flight, ${duration} s per run after a ${warmup} s warm-up, two runs per row; ` +
+      `tools/call \`echo\` from each client, closed loop: 1 or 32 calls in flight, ${duration} s per run after a ${warmup} s warm-up, two runs per row, interleaved (run 1 of every client, then run 2); ` +
         'each client in its own process (CPU 1 when pinned), the server on CPU 0. Both clients in the legacy era (2025-11-25): conduit `McpClient` ' +
         "(`McpClientModule.forRoot`, era 'legacy') and `@modelcontextprotocol/client` 2.x `Client` (its default). Servers: `servers/raw-stdio.js` " +
         '(spawned by the client) and `servers/raw-http.js` (Streamable HTTP, JSON answers, no session; the SDK client\'s GET stream gets 405). ' +

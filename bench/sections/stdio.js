@@ -3,7 +3,7 @@
 // client (raw / this project / SDK 2.x) and server (raw echo / this project / SDK 2.x). Each pairing runs in a
 // driver process of its own on CPU 1; the client spawns its server (pinned to CPU 0).
 const { buildServers } = require('../lib/build');
-const { drive } = require('../lib/drivers');
+const { driveInterleaved } = require('../lib/drivers');
 const { timings, meanCps, table, target, targetLine } = require('../lib/section-table');
 
 const INFLIGHT = [1, 32];
@@ -24,17 +24,9 @@ module.exports = {
   async run({ quick, log = () => {} }) {
     const { warmup, duration } = timings(quick);
     buildServers();
-    const results = {};
-    for (const pair of PAIRS) {
-      log(`stdio ${pair.id}`);
-      try {
-        const spec = { client: pair.client, target: { type: 'stdio', server: SERVERS[pair.server] }, warmup, duration, inflight: INFLIGHT };
-        results[pair.id] = { rows: await drive(spec, { log }) };
-      } catch (error) {
-        log(`stdio ${pair.id}: failed: ${error.message}`);
-        results[pair.id] = { error: error.message };
-      }
-    }
+    const specs = PAIRS.map((pair) => ({ id: pair.id, client: pair.client, target: { type: 'stdio', server: SERVERS[pair.server] }, warmup, duration, inflight: INFLIGHT }));
+    const interleaved = await driveInterleaved(specs, { log, label: (spec) => `stdio ${spec.id}` });
+    const results = Object.fromEntries(PAIRS.map((pair, n) => [pair.id, interleaved[n]]));
     const runsOf = (id, inflight) => (results[id].rows || []).find((r) => r.inflight === inflight)?.runs;
     const rows = [];
     for (const inflight of INFLIGHT) {
@@ -51,7 +43,7 @@ module.exports = {
       `## ${this.title}`,
       '',
       `tools/call \`echo\` over stdio (newline-delimited JSON-RPC), closed loop: 1 or 32 calls in flight, ${duration} s per run after a ${warmup} s warm-up, ` +
-        'two runs per row. Every client runs in its own process (CPU 1 when pinned) and spawns its server (CPU 0). Clients: raw = `lib/raw-stdio-client.js`, ' +
+        'two runs per row, interleaved (run 1 of every pairing, then run 2). Every client runs in its own process (CPU 1 when pinned) and spawns its server (CPU 0). Clients: raw = `lib/raw-stdio-client.js`, ' +
         'conduit = `McpClient` (era legacy), SDK = `@modelcontextprotocol/client` 2.x (its default legacy era). Servers: raw echo = `servers/raw-stdio.js`, ' +
         'conduit = `McpStdio.run` with guard + interceptor, SDK = `McpServer` + `StdioServerTransport`. `× limit` = mean calls/s over raw client → raw echo at the same in-flight count.',
       '',

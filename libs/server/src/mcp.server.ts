@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { JsonRpcResponse, Transport } from '@conduit-mcp/core';
+import { ClassifiedMessage, JsonRpcResponse, Transport } from '@conduit-mcp/core';
 import { DispatchOrigin, TransportKind } from './dispatch/dispatch-origin.interface';
 import { McpDispatcher } from './dispatch/mcp.dispatcher';
 import { McpEndpoint } from './dispatch/mcp-endpoint.interface';
@@ -58,6 +58,10 @@ export class McpServer implements McpEndpoint, OnApplicationBootstrap, BeforeApp
 
   handle(message: unknown, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
     return this.dispatcher.handle(message, origin);
+  }
+
+  handleClassified(message: ClassifiedMessage, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
+    return this.dispatcher.handleClassified(message, origin);
   }
 
   /** Serves a message transport (stdio, an in-memory pair) as one session until either side closes it. */

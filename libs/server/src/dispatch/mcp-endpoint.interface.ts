@@ -1,4 +1,4 @@
-import { JsonRpcResponse } from '@conduit-mcp/core';
+import { ClassifiedMessage, JsonRpcResponse } from '@conduit-mcp/core';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { SessionStore } from '../session/session.store';
 import { DispatchOrigin } from './dispatch-origin.interface';
@@ -13,4 +13,6 @@ export interface McpEndpoint {
    * A successful `initialize` sets `origin.session.revision`.
    */
   handle(message: unknown, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined>;
+  /** `handle` for a message the transport already classified (it is not classified again). */
+  handleClassified?(message: ClassifiedMessage, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined>;
 }

@@ -5,6 +5,7 @@ import {
   JsonRpcRequest,
   JsonRpcResponse,
   McpError,
+  ClassifiedMessage,
   classifyMessage,
   errorResponse,
   methodNotFound,
@@ -41,8 +42,12 @@ export class McpDispatcher {
     private readonly modern: ModernEra,
   ) {}
 
-  async handle(message: unknown, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
-    const classified = classifyMessage(message);
+  handle(message: unknown, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
+    return this.handleClassified(classifyMessage(message), origin);
+  }
+
+  /** `handle` for a message a transport already classified (the classified message is a fresh copy already). */
+  async handleClassified(classified: ClassifiedMessage, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
     switch (classified.kind) {
       case 'invalid':
         return errorResponse(classified.id, classified.error);

@@ -37,13 +37,18 @@ export class McpSession {
   readonly subscriptions = new Set<string>();
   private outboundSink: MessageSink | undefined;
   /** Notifications sent while no outbound channel was attached, delivered when one attaches (bounded). */
-  private readonly undelivered: JsonRpcNotification[] = [];
+  private undelivered: JsonRpcNotification[] | undefined;
   lastActivity = Date.now();
 
   private readonly inFlight = new Map<JsonRpcId, RequestCancellation>();
-  private readonly pending = new Map<string, PendingRequest>();
-  private readonly closeListeners = new Set<() => void>();
+  // Made on first use: most sessions (every modern or stateless HTTP request has one) never ask the client anything.
+  private pendingRequests: Map<string, PendingRequest> | undefined;
+  private closeListeners: Set<() => void> | undefined;
   private nextRequestId = 0;
+
+  private get pending(): Map<string, PendingRequest> {
+    return (this.pendingRequests ??= new Map());
+  }
   private ended = false;
 
   /** `id`: a session's own; without one, a random id is made if something asks (most transient sessions never do). */
@@ -63,7 +68,7 @@ export class McpSession {
 
   set outbound(sink: MessageSink | undefined) {
     this.outboundSink = sink;
-    while (sink && !sink.closed && this.undelivered.length) sink.send(this.undelivered.shift()!);
+    while (sink && !sink.closed && this.undelivered?.length) sink.send(this.undelivered.shift()!);
   }
 
   get closed(): boolean {
@@ -108,6 +113,7 @@ export class McpSession {
     const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     const sink = this.outboundSink;
     if (sink && !sink.closed) return sink.send(message);
+    this.undelivered ??= [];
     if (this.undelivered.length >= MAX_UNDELIVERED) this.undelivered.shift();
     this.undelivered.push(message);
     return true;
@@ -154,7 +160,7 @@ export class McpSession {
   /** Routes a client's response to the server-to-client request it answers. False when nothing waits for it. */
   resolveResponse(response: JsonRpcResponse): boolean {
     const key = String(response.id);
-    const waiter = this.pending.get(key);
+    const waiter = this.pendingRequests?.get(key);
     if (!waiter || typeof response.id !== 'string') return false;
     waiter.cleanup();
     if ('error' in response) waiter.reject(new McpError(response.error.code, response.error.message, response.error.data));
@@ -163,8 +169,9 @@ export class McpSession {
   }
 
   onClose(listener: () => void): () => void {
-    this.closeListeners.add(listener);
-    return () => this.closeListeners.delete(listener);
+    const listeners = (this.closeListeners ??= new Set());
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   /** Ends the session: aborts in-flight requests, fails pending server-to-client requests, tells listeners. */
@@ -173,13 +180,13 @@ export class McpSession {
     this.ended = true;
     for (const cancellation of this.inFlight.values()) cancellation.abort(new McpAbortedError('Session ended'));
     this.inFlight.clear();
-    for (const waiter of [...this.pending.values()]) {
+    for (const waiter of [...(this.pendingRequests?.values() ?? [])]) {
       waiter.cleanup();
       waiter.reject(new McpError(ErrorCode.ServerError, 'Session ended'));
     }
     this.outboundSink = undefined;
-    this.undelivered.length = 0;
-    for (const listener of this.closeListeners) listener();
-    this.closeListeners.clear();
+    this.undelivered = undefined;
+    for (const listener of this.closeListeners ?? []) listener();
+    this.closeListeners = undefined;
   }
 }

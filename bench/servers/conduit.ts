@@ -3,7 +3,7 @@
 // BENCH_MRTR=1 adds `ask`, which asks the client one form elicitation (an MRTR round trip in the modern era).
 import 'reflect-metadata';
 import { Injectable, Module } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { serveNest } from './serve-nest';
 import { McpArgs, McpCtx, McpModule, McpRequestContext, McpTool } from '@conduit-mcp/server';
 import { ECHO_INPUT as input, ECHO_PROVIDERS } from './echo.tools';
 
@@ -45,14 +45,4 @@ if (extra > 0) {
 })
 class BenchModule {}
 
-async function main(): Promise<void> {
-  const app = await NestFactory.create(BenchModule, { logger: false });
-  await app.listen(0, '127.0.0.1');
-  const address = app.getHttpServer().address();
-  process.stdout.write(`READY ${address.port}\n`);
-  process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
-}
-void main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+serveNest(BenchModule);

@@ -2,7 +2,7 @@
 // same trivial guard and interceptor. BENCH_MODE=legacy turns on its stateful (session) mode.
 import 'reflect-metadata';
 import { Module, UseGuards, UseInterceptors } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { serveNest } from './serve-nest';
 import { AllowGuard, PassInterceptor } from './trivial.enhancers';
 import { Payload } from '@nestjs/microservices';
 import { McpController, McpStrategy, StreamableHttpTransport, Tool } from '@rekog/mcp-nest';
@@ -27,16 +27,8 @@ const mcp = new McpStrategy({
 @Module({ controllers: [EchoController], providers: [AllowGuard, PassInterceptor] })
 class BenchModule {}
 
-async function main(): Promise<void> {
-  const app = await NestFactory.create(BenchModule, { logger: false });
+serveNest(BenchModule, async (app) => {
   mcp.setHttpAdapter(app.getHttpAdapter());
   app.connectMicroservice({ strategy: mcp });
   await app.startAllMicroservices();
-  await app.listen(0, '127.0.0.1');
-  process.stdout.write(`READY ${app.getHttpServer().address().port}\n`);
-  process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
-}
-void main().catch((error) => {
-  console.error(error);
-  process.exit(1);
 });

@@ -14,8 +14,10 @@ const GUARDS_ONLY = { guards: true, interceptors: false, filters: false };
 
 /**
  * Wraps a discovered provider method once with Nest's `ExternalContextCreator` (context type `'mcp'`; interceptors
- * through `McpInterceptorsConsumer`), so guards, interceptors, pipes and exception filters run around it. Request-scoped providers are resolved per call, with
- * the `McpRequestContext` registered as the request.
+ * through `McpInterceptorsConsumer`), so guards, interceptors, pipes and exception filters run around it. A static
+ * method without pipes runs the guards, interceptors and filters Nest resolved for it in one step
+ * (`createDirectHandler`). Request-scoped providers are resolved per call, with the `McpRequestContext` registered as
+ * the request.
  */
 @Injectable()
 export class McpHandlerFactory {

@@ -1,6 +1,5 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { TerminusModule } from '@nestjs/terminus';
 import { ClientHandlerExplorer } from './discovery/client-handler.explorer';
 import { McpClientHealthIndicator } from './health/mcp-client.health';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE } from './mcp-client.module-definition';
@@ -14,7 +13,7 @@ import { McpClientResponder } from './responder/mcp-client.responder';
  * `@OnElicitation`, `@OnRoots`, and take their notifications with `@OnNotification` and `@OnLog`.
  */
 @Module({
-  imports: [DiscoveryModule, TerminusModule],
+  imports: [DiscoveryModule],
   providers: [McpClients, McpClientResponder, ClientHandlerExplorer, McpClientHealthIndicator],
   exports: [McpClients, McpClientHealthIndicator],
 })

@@ -19,3 +19,4 @@ export * from './transport/in-memory.transport';
 export * from './uri-template/uri-template';
 export * from './protocol/param-headers';
 export * from './jsonrpc/jsonrpc.serializer';
+export * from './health/health-indicator.result';

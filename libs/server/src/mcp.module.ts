@@ -1,6 +1,5 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { TerminusModule } from '@nestjs/terminus';
 import { SchemaValidator } from '@conduit-mcp/core';
 import { McpHandlerFactory } from './discovery/mcp-handler.factory';
 import { McpExplorer } from './discovery/mcp.explorer';
@@ -31,7 +30,7 @@ import { McpHttpBinding } from './transports/http/mcp-http.binding';
  * are served (limit them to one server with the decorators' `server` option).
  */
 @Module({
-  imports: [DiscoveryModule, TerminusModule],
+  imports: [DiscoveryModule],
   providers: [
     McpServer,
     McpRegistry,

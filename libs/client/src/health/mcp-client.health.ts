@@ -1,20 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
+import type { HealthIndicatorResult } from '@nestjs/terminus';
+import { healthIndicatorResult } from '@conduit-mcp/core';
 import { McpClients } from '../mcp-clients';
 
 /**
  * Terminus health indicator of the app's MCP connections: pings each server (a discovery in the modern era) and
- * reports its state, era and revision; down when any server does not answer.
+ * reports its state, era and revision; down when any server does not answer. Use it in a `@HealthCheck()` route of a
+ * module that imports `TerminusModule`.
  */
 @Injectable()
 export class McpClientHealthIndicator {
-  constructor(
-    private readonly health: HealthIndicatorService,
-    private readonly clients: McpClients,
-  ) {}
+  constructor(private readonly clients: McpClients) {}
 
   async isHealthy(key = 'mcp-clients', timeoutMs = 5_000): Promise<HealthIndicatorResult> {
-    const indicator = this.health.check(key);
     const servers = await Promise.all(
       this.clients.all().map(async (client) => {
         try {
@@ -26,6 +24,6 @@ export class McpClientHealthIndicator {
       }),
     );
     const details = Object.fromEntries(servers.map(({ id, ...rest }) => [id, rest]));
-    return servers.every((server) => server.up) ? indicator.up(details) : indicator.down(details);
+    return healthIndicatorResult(key, servers.every((server) => server.up), details);
   }
 }

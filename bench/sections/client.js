@@ -8,13 +8,13 @@ const { startServer, stopServer } = require('../lib/procs');
 const { timings, meanCps, table, target, targetLine } = require('../lib/section-table');
 
 const INFLIGHT = [1, 32];
-// raw: the reference, what neither MCP client can beat on that transport (raw stdio client, plain fetch).
+// raw: the reference, what neither MCP client can beat on that transport (raw stdio client, node:http keep-alive).
 const CLIENTS = [
   { id: 'raw', label: 'raw client (reference)' },
   { id: 'conduit', label: 'conduit McpClient' },
   { id: 'sdk', label: 'SDK 2.x Client' },
 ];
-const TARGET = "this project's client ≥ 2 × the SDK client's calls/s (32 in flight, mean of the stdio and HTTP ratios)";
+const TARGET = "this project's client ≥ 2 × the SDK client's calls/s (32 in flight, over stdio and over HTTP alike)";
 
 /** Runs both clients against `target`; returns { conduit: rows|{error}, sdk: … }. */
 async function bothClients(target, spec, log) {
@@ -60,8 +60,9 @@ module.exports = {
       }
     }
     const both = ['stdio', 'http'].map((t) => ratioAt32[t]);
-    const mean = both.every((r) => r != null) ? (both[0] + both[1]) / 2 : null;
-    const targets = [target(TARGET, mean, 2)];
+    // The lower of the two ratios: the client must lead on either transport, not on average.
+    const lower = both.every((r) => r != null) ? Math.min(both[0], both[1]) : null;
+    const targets = [target(TARGET, lower, 2)];
     const markdown = [
       `## ${this.title}`,
       '',
@@ -69,13 +70,14 @@ module.exports = {
         'each client in its own process (CPU 1 when pinned), the server on CPU 0. Both clients in the legacy era (2025-11-25): conduit `McpClient` ' +
         "(`McpClientModule.forRoot`, era 'legacy') and `@modelcontextprotocol/client` 2.x `Client` (its default). Servers: `servers/raw-stdio.js` " +
         '(spawned by the client) and `servers/raw-http.js` (Streamable HTTP, JSON answers, no session; the SDK client\'s GET stream gets 405). ' +
-        'Reference rows: `lib/raw-stdio-client.js` and `lib/raw-http-client.js` (one plain `fetch` per call, as both MCP clients use). ' +
+        'Reference rows: `lib/raw-stdio-client.js` and `lib/raw-http-client.js` (one `node:http` keep-alive POST per call; the SDK client uses the global `fetch`, ' +
+        "conduit's its own `node:http` fetch). " +
         '`× SDK client` = mean calls/s over the SDK client\'s on the same transport and in-flight count.',
       '',
       table(rows, '× SDK client'),
       '',
       `32 in flight, conduit over SDK: stdio ${both[0] == null ? '—' : both[0].toFixed(2)}, HTTP ${both[1] == null ? '—' : both[1].toFixed(2)}. ` +
-        'The target uses the mean of the two: against a near-free server both transports measure client cost, and neither is the only way clients are used.',
+        'The target takes the lower of the two.',
       '',
       ...targets.map(targetLine),
       '',

@@ -2,6 +2,7 @@ import { JsonRpcMessage, SseParser, parseJson } from '@conduit-mcp/core';
 import { ClientSendOptions, ClientTransport } from './client-transport.interface';
 import { mediaTypeOf, readSseBody } from './http-body.reader';
 import { answerHttpError, readHttpError } from './http-error.answer';
+import { nodeHttpFetch } from './node-http.fetch';
 import { fetchSameOrigin } from './same-origin.fetch';
 
 /** Where a 2024-11-05 HTTP+SSE server's event stream is. */
@@ -13,7 +14,7 @@ export interface SseClientConfig {
 
 /** Options of {@link SseClientTransport}. */
 export interface SseClientOptions {
-  /** Default: the global `fetch`. */
+  /** Default: `node:http` with keep-alive (see `nodeHttpFetch`), several times cheaper per request than the global `fetch`. */
   fetch?: typeof fetch;
   /** Largest SSE event accepted from the server. Default 10 MiB. */
   maxMessageBytes?: number;
@@ -54,7 +55,7 @@ export class SseClientTransport implements ClientTransport {
   ) {
     this.url = new URL(config.url);
     this.origin = this.url.origin;
-    this.fetchFn = options.fetch ?? fetch;
+    this.fetchFn = options.fetch ?? nodeHttpFetch;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 

@@ -5,6 +5,7 @@ import { ClientSendOptions, ClientTransport } from './client-transport.interface
 import { mediaTypeOf, readBoundedBody, readSseBody } from './http-body.reader';
 import { answerHttpError, readHttpError } from './http-error.answer';
 import { DEFAULT_RECONNECT, ReconnectOptions, reconnectDelay } from './reconnect.backoff';
+import { nodeHttpFetch } from './node-http.fetch';
 import { fetchSameOrigin } from './same-origin.fetch';
 import { transportFailure } from './synthetic-response';
 
@@ -17,7 +18,7 @@ export interface StreamableHttpClientConfig {
 
 /** Options of {@link StreamableHttpClientTransport}. */
 export interface StreamableHttpClientOptions {
-  /** Default: the global `fetch`. */
+  /** Default: `node:http` with keep-alive (see `nodeHttpFetch`), several times cheaper per request than the global `fetch`. */
   fetch?: typeof fetch;
   /** Largest JSON body or SSE event accepted from the server. Default 10 MiB. */
   maxMessageBytes?: number;
@@ -90,7 +91,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
   ) {
     this.url = new URL(config.url);
     this.origin = this.url.origin;
-    this.fetchFn = options.fetch ?? fetch;
+    this.fetchFn = options.fetch ?? nodeHttpFetch;
     this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.reconnect = { ...DEFAULT_RECONNECT, ...options.reconnect };
   }

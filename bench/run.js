@@ -75,7 +75,7 @@ async function prepare(spec, method) {
 
 /**
  * Measures servers side by side: all of them up (idle ones cost no CPU), then for each concurrency, run 1 of every
- * server, then run 2 of every server. A machine whose speed drifts over minutes (a shared host) then shifts every row
+ * server, then run 2 of every server, each run after a warm-up of its own. A machine whose speed drifts over minutes (a shared host) then shifts every row
  * of a concurrency alike, and the ratios hold. Failed servers go to `skipped`.
  */
 async function measureSideBySide(specs, method, concurrencies, skipped) {
@@ -95,6 +95,9 @@ async function measureSideBySide(specs, method, concurrencies, skipped) {
       const runs = new Map(ready.map((server) => [server, []]));
       for (let i = 0; i < 2; i++) {
         for (const server of ready) {
+          // Its own warm-up first: a server idle while the others ran has had its heap shrunk by V8's memory reducer
+          // (measured: a run straight after 20 s idle was up to 25 % slower, the CPU-bound servers hit hardest).
+          await load(server.url, server.shape, c, WARMUP);
           const r = await load(server.url, server.shape, c, DURATION);
           log(`${server.spec.id} c=${c} run ${i + 1}: ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} err ${r.errors} non2xx ${r.non2xx}`);
           runs.get(server).push(r);

@@ -85,7 +85,7 @@ export class McpServer implements McpEndpoint, OnApplicationBootstrap, BeforeApp
   notifyResourceUpdated(uri: string): number {
     let sent = this.subscriptions.resourceUpdated(uri);
     for (const session of this.sessions.values()) {
-      if (session.subscriptions.has(uri) && session.notify('notifications/resources/updated', { uri })) sent++;
+      if (session.subscribedTo(uri) && session.notify('notifications/resources/updated', { uri })) sent++;
     }
     return sent;
   }

@@ -40,7 +40,7 @@ describe('nodeHttpFetch', () => {
     const big = 'x'.repeat(300_000);
     server = await startRawServer((_req, res) => json(res, 200, { big }));
     const response = await nodeHttpFetch(server.url, { method: 'POST', body: '{}' });
-    expect((await response.json()).big).toHaveLength(300_000);
+    expect(((await response.json()) as { big: string }).big).toHaveLength(300_000);
   });
 
   it('gives a 204 a null body, and does not follow redirects', async () => {

@@ -76,38 +76,25 @@ export class McpDispatcher {
     const started = performance.now();
     const { session } = origin;
     let era: Era = this.eraOf(request, origin);
-    const report = (status: 'ok' | 'error' | 'cancelled', errorCode?: number) =>
-      this.telemetry.observed('request') &&
-      this.telemetry.request({
-        server: this.options.name,
-        method: sanitizeText(request.method, 128),
-        status,
-        errorCode,
-        durationMs: McpTelemetry.since(started),
-        transport: origin.transport,
-        era,
-      });
-    const fail = (error: McpError) => {
-      report('error', error.code);
-      return errorResponse(request.id, error);
-    };
 
     let plan: EraPlan;
     try {
       plan = (era === 'modern' ? this.modern : this.legacy).plan(request, origin);
     } catch (error) {
-      return fail(toWireError(error));
+      return this.fail(request, origin, era, started, toWireError(error));
     }
     era = plan.era;
     const route = this.routes.table.get(request.method);
     if (route?.kind !== 'request' || !route.eras.includes(era) || !this.supports(route)) {
-      return fail(methodNotFound(sanitizeText(request.method, 128)));
+      return this.fail(request, origin, era, started, methodNotFound(sanitizeText(request.method, 128)));
     }
     if (session.inFlightCount >= (this.options.maxInFlightPerSession ?? DEFAULT_MAX_IN_FLIGHT)) {
-      return fail(new McpError(ErrorCode.ServerError, 'Too many requests in flight for this session'));
+      return this.fail(request, origin, era, started, new McpError(ErrorCode.ServerError, 'Too many requests in flight for this session'));
     }
     const cancellation = session.beginRequest(request.id);
-    if (!cancellation) return fail(new McpError(ErrorCode.InvalidRequest, 'A request with this id is already in flight'));
+    if (!cancellation) {
+      return this.fail(request, origin, era, started, new McpError(ErrorCode.InvalidRequest, 'A request with this id is already in flight'));
+    }
 
     try {
       const ctx = plan.context(cancellation);
@@ -117,16 +104,48 @@ export class McpDispatcher {
       } catch (error) {
         outcome = { ok: false, error };
       }
-      if (cancellation.aborted) return this.cancelled(report);
+      if (cancellation.aborted) return this.cancelled(request, origin, era, started);
       const result = plan.settle(outcome, ctx);
-      report('ok');
+      this.report(request, origin, era, started, 'ok');
       return { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
-      if (cancellation.aborted) return this.cancelled(report);
-      return fail(toWireError(error));
+      if (cancellation.aborted) return this.cancelled(request, origin, era, started);
+      return this.fail(request, origin, era, started, toWireError(error));
     } finally {
       session.endRequest(request.id, cancellation);
     }
+  }
+
+  private fail(request: JsonRpcRequest, origin: DispatchOrigin, era: Era, started: number, error: McpError): JsonRpcResponse {
+    this.report(request, origin, era, started, 'error', error.code);
+    return errorResponse(request.id, error);
+  }
+
+  /** A cancelled request gets no response, per the specification. */
+  private cancelled(request: JsonRpcRequest, origin: DispatchOrigin, era: Era, started: number): undefined {
+    this.report(request, origin, era, started, 'cancelled');
+    return undefined;
+  }
+
+  // Methods rather than closures per request: a request's telemetry event exists only when someone observes it.
+  private report(
+    request: JsonRpcRequest,
+    origin: DispatchOrigin,
+    era: Era,
+    started: number,
+    status: 'ok' | 'error' | 'cancelled',
+    errorCode?: number,
+  ): void {
+    if (!this.telemetry.observed('request')) return;
+    this.telemetry.request({
+      server: this.options.name,
+      method: sanitizeText(request.method, 128),
+      status,
+      errorCode,
+      durationMs: McpTelemetry.since(started),
+      transport: origin.transport,
+      era,
+    });
   }
 
   /**
@@ -137,12 +156,6 @@ export class McpDispatcher {
     if (namesModernVersion(request.params) || origin.era === 'modern') return 'modern';
     const route = this.routes.table.get(request.method);
     return route && !route.eras.includes('legacy') ? 'modern' : 'legacy';
-  }
-
-  /** A cancelled request gets no response, per the specification. */
-  private cancelled(report: (status: 'cancelled') => void): undefined {
-    report('cancelled');
-    return undefined;
   }
 
   private supports(route: McpRequestRoute): boolean {

@@ -34,7 +34,7 @@ export class McpSession {
   initialized = false;
   /** The level set by `logging/setLevel`; until the client sets one, every level is sent (the spec leaves it to us). */
   logLevel: LoggingLevel | undefined;
-  readonly subscriptions = new Set<string>();
+  private subscribedUris: Set<string> | undefined;
   private outboundSink: MessageSink | undefined;
   /** Notifications sent while no outbound channel was attached, delivered when one attaches (bounded). */
   private undelivered: JsonRpcNotification[] | undefined;
@@ -45,6 +45,16 @@ export class McpSession {
   private pendingRequests: Map<string, PendingRequest> | undefined;
   private closeListeners: Set<() => void> | undefined;
   private nextRequestId = 0;
+
+  /** The resource URIs the client subscribed to (`resources/subscribe`). */
+  get subscriptions(): Set<string> {
+    return (this.subscribedUris ??= new Set());
+  }
+
+  /** Whether the client subscribed to this resource URI. */
+  subscribedTo(uri: string): boolean {
+    return this.subscribedUris?.has(uri) ?? false;
+  }
 
   private get pending(): Map<string, PendingRequest> {
     return (this.pendingRequests ??= new Map());

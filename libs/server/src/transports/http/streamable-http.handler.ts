@@ -175,16 +175,17 @@ export class StreamableHttpHandler {
         httpRequest: req,
         era: exchange.modern ? 'modern' : undefined,
       };
-      const responses = await Promise.all(
-        messages.map(async (message) => {
-          const response = await dispatchMessage(this.endpoint, message, origin);
-          if (response) {
-            exchange.onResponse?.(response);
-            reply.answer(response);
-          }
-          return response;
-        }),
-      );
+      const take = (response: JsonRpcResponse | undefined): JsonRpcResponse | undefined => {
+        if (response) {
+          exchange.onResponse?.(response);
+          reply.answer(response);
+        }
+        return response;
+      };
+      // One message (every modern POST, most legacy ones) skips the batch's per-message promise and arrays.
+      const responses = batch
+        ? await Promise.all(messages.map((message) => dispatchMessage(this.endpoint, message, origin).then(take)))
+        : [take(await dispatchMessage(this.endpoint, messages[0], origin))];
       if (reply.finish()) return;
       const answered = responses.filter((response): response is JsonRpcResponse => response !== undefined);
       if (answered.length === 0) return sendEmpty(res, 202, exchange.headers(false));

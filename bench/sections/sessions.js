@@ -49,6 +49,8 @@ module.exports = {
   title: 'Memory of idle legacy sessions',
   async run({ quick, log = () => {} }) {
     const count = quick ? 1000 : 10_000;
+    // Quick mode measures 1 000 sessions and scales them up, which overstates (the heap grows in steps): say so.
+    const TARGET = `10 000 idle legacy sessions cost ≤ 50 MB${quick ? ' (quick: 1 000 measured, scaled ×10, an overstatement)' : ''}`;
     const rows = [];
     const json = { count, concurrency: CONCURRENCY, servers: {} };
     const targets = [];
@@ -60,7 +62,7 @@ module.exports = {
         log(`sessions ${spec.id}: ${error.message}`);
         json.servers[spec.id] = { error: error.message };
         rows.push([spec.label, '—', '—', '—', '—', '—', '—', `failed: ${error.message.split('\n')[0].slice(0, 120)}`]);
-        if (spec.self) targets.push({ target: '10 000 idle legacy sessions cost ≤ 50 MB', value: null, threshold: 50, met: false });
+        if (spec.self) targets.push({ target: TARGET, value: null, threshold: 50, met: false });
         continue;
       }
       const delta = r.after - r.before;
@@ -77,7 +79,7 @@ module.exports = {
         per10k,
         `${r.alive}/${r.sampled}${r.firstError ? `; first refusal: ${r.firstError.slice(0, 80)}` : ''}`,
       ]);
-      if (spec.self) targets.push({ target: '10 000 idle legacy sessions cost ≤ 50 MB', value: per10k, threshold: 50, met: per10k <= 50 });
+      if (spec.self) targets.push({ target: TARGET, value: per10k, threshold: 50, met: per10k <= 50 });
     }
     const markdown = [
       '## Memory of idle legacy sessions',

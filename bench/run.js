@@ -75,8 +75,8 @@ async function prepare(spec, method) {
 
 /**
  * Measures servers side by side: all of them up (idle ones cost no CPU), then for each concurrency, run 1 of every
- * server, then run 2 of every server, each run after a warm-up of its own. A machine whose speed drifts over minutes (a shared host) then shifts every row
- * of a concurrency alike, and the ratios hold. Failed servers go to `skipped`.
+ * server, then run 2 of every server, each run after a warm-up of its own. A machine whose speed drifts over minutes
+ * (a shared host) then shifts every row of a concurrency alike, and the ratios hold. Failed servers go to `skipped`.
  */
 async function measureSideBySide(specs, method, concurrencies, skipped) {
   const ready = [];

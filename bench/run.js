@@ -62,7 +62,8 @@ async function prepare(spec, method) {
   try {
     const url = `http://127.0.0.1:${started.port}/mcp`;
     const sessionId = spec.era === 'legacy' && !spec.sessionless ? await openLegacySession(url) : undefined;
-    if (spec.era === 'legacy' && !spec.sessionless && !sessionId) throw new Error('initialize returned no Mcp-Session-Id');
+    if (spec.era === 'legacy' && !spec.sessionless && !sessionId)
+      throw new Error('initialize returned no Mcp-Session-Id');
     const shape = requestShape(spec.era, method, sessionId);
     await probe(url, shape, method);
     await load(url, shape, 16, WARMUP);
@@ -99,13 +100,23 @@ async function measureSideBySide(specs, method, concurrencies, skipped) {
           // (measured: a run straight after 20 s idle was up to 25 % slower, the CPU-bound servers hit hardest).
           await load(server.url, server.shape, c, WARMUP);
           const r = await load(server.url, server.shape, c, DURATION);
-          log(`${server.spec.id} c=${c} run ${i + 1}: ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} err ${r.errors} non2xx ${r.non2xx}`);
+          log(
+            `${server.spec.id} c=${c} run ${i + 1}: ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} err ${r.errors} non2xx ${r.non2xx}`,
+          );
           runs.get(server).push(r);
         }
       }
       for (const server of ready) {
         const { spec } = server;
-        rows.push({ id: spec.id, label: spec.label, group: spec.group, concurrency: c, method, runs: runs.get(server), rssMb: rssMb(server.started.pid) });
+        rows.push({
+          id: spec.id,
+          label: spec.label,
+          group: spec.group,
+          concurrency: c,
+          method,
+          runs: runs.get(server),
+          rssMb: rssMb(server.started.pid),
+        });
       }
     }
     return rows;
@@ -156,8 +167,15 @@ async function main() {
   const { md, mdPath } = report.write(result, path.join(__dirname, 'results'));
   console.log(md);
   log(`written ${path.relative(root, mdPath)} and .json`);
-  const own = new Set([...servers.filter((s) => s.group !== 'peer').map((s) => s.id), ...listScenarios.map((s) => s.id), ...SECTIONS]);
-  const failed = [...result.skipped.filter((s) => own.has(s.id)).map((s) => s.id), ...result.targets.filter((t) => t.value == null).map((t) => t.target)];
+  const own = new Set([
+    ...servers.filter((s) => s.group !== 'peer').map((s) => s.id),
+    ...listScenarios.map((s) => s.id),
+    ...SECTIONS,
+  ]);
+  const failed = [
+    ...result.skipped.filter((s) => own.has(s.id)).map((s) => s.id),
+    ...result.targets.filter((t) => t.value == null).map((t) => t.target),
+  ];
   if (check && failed.length) {
     log(`not measured: ${failed.join('; ')}`);
     process.exitCode = 1;

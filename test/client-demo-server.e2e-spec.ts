@@ -51,7 +51,8 @@ describe.each<[Kind, Era]>([
     let transport: McpServerConfig['transport'];
     if (kind !== 'stdio') {
       server = await startDemoServer();
-      transport = kind === 'http' ? { type: 'http', url: server.url } : { type: 'sse', url: new URL('/sse', server.url).href };
+      transport =
+        kind === 'http' ? { type: 'http', url: server.url } : { type: 'sse', url: new URL('/sse', server.url).href };
       subscribe(MCP_CHANNELS.tool, onToolEvent);
     } else {
       transport = { type: 'stdio', command: process.execPath, args: START, cwd: root };
@@ -98,7 +99,11 @@ describe.each<[Kind, Era]>([
     const tools = (await app.client.listTools()).map((tool) => tool.name).sort();
     expect(tools).toEqual(['add_note', 'delete_note', 'forecast', 'summarize_forecast', 'weather_report']);
     const forecast = await app.client.callTool('forecast', { city: 'Oslo', days: 2 });
-    expect(forecast.structuredContent).toMatchObject({ city: 'Oslo', units: 'metric', days: [expect.any(Object), expect.any(Object)] });
+    expect(forecast.structuredContent).toMatchObject({
+      city: 'Oslo',
+      units: 'metric',
+      days: [expect.any(Object), expect.any(Object)],
+    });
   });
 
   it('delete_note: the confirmation is asked through @OnElicitation and an accept deletes the note', async () => {
@@ -107,8 +112,18 @@ describe.each<[Kind, Era]>([
     const result = await app.client.callTool('delete_note', { id }, { assigns: { user: 'ada' } });
     expect(textOf(result)).toBe(`Deleted the note "to delete over ${kind}/${era}".`);
     const [asked] = app.handlers.elicitations;
-    expect(asked.params).toMatchObject({ message: `Delete the note "to delete over ${kind}/${era}"?`, requestedSchema: { required: ['confirm'] } });
-    expect(asked.ctx).toMatchObject({ client: 'e2e-client', serverId: SERVER_ID, era, mode: 'form', assigns: callAssigns, fields: { confirm: { sensitiveSuspected: false } } });
+    expect(asked.params).toMatchObject({
+      message: `Delete the note "to delete over ${kind}/${era}"?`,
+      requestedSchema: { required: ['confirm'] },
+    });
+    expect(asked.ctx).toMatchObject({
+      client: 'e2e-client',
+      serverId: SERVER_ID,
+      era,
+      mode: 'form',
+      assigns: callAssigns,
+      fields: { confirm: { sensitiveSuspected: false } },
+    });
     if (era === 'legacy' && kind !== 'sse') expect(asked.ctx.relatedRequestId).toEqual(expect.any(Number));
     else expect(asked.ctx.relatedRequestId).toBeUndefined();
     expect(asked.ctx.origin).toBe(server ? new URL(server.url).origin : undefined);
@@ -120,7 +135,9 @@ describe.each<[Kind, Era]>([
     const id = await addNote('to keep');
     app.handlers.elicitationAnswer = { action: 'decline' };
     expect(textOf(await app.client.callTool('delete_note', { id }))).toBe('Kept the note.');
-    expect(resourceText(await app.client.readResource(`notes://notes/${id}`))).toBe('# to keep\n\nwritten by the client e2e suite');
+    expect(resourceText(await app.client.readResource(`notes://notes/${id}`))).toBe(
+      '# to keep\n\nwritten by the client e2e suite',
+    );
   });
 
   it('summarize_forecast: @OnSampling answers the model request tied to the call', async () => {
@@ -154,7 +171,9 @@ describe.each<[Kind, Era]>([
     expect(textOf(result)).toBe('Report compiled in 3 steps.');
     expect(progress).toEqual([1, 2, 3].map((step) => ({ progress: step, total: 3, message: `Step ${step} of 3` })));
     const logs = await eventually('three log entries', () => app.handlers.logs.length >= 3 && app.handlers.logs);
-    expect(logs.map((log) => log.params)).toEqual([1, 2, 3].map((step) => expect.objectContaining({ level: 'debug', data: { step } })));
+    expect(logs.map((log) => log.params)).toEqual(
+      [1, 2, 3].map((step) => expect.objectContaining({ level: 'debug', data: { step } })),
+    );
     expect(logs[0].ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era });
     await app.client.setLogLevel('warning');
     await app.client.callTool('weather_report', { steps: 1 });
@@ -165,10 +184,14 @@ describe.each<[Kind, Era]>([
   it('weather_report: cancelled through a signal (kind cancelled); the server stops the handler', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 250);
-    const error = await errorOf<McpClientError>(app.client.callTool('weather_report', { steps: 50 }, { signal: controller.signal }));
+    const error = await errorOf<McpClientError>(
+      app.client.callTool('weather_report', { steps: 50 }, { signal: controller.signal }),
+    );
     expect(error).toMatchObject({ kind: 'cancelled' });
     if (server) {
-      const event = await eventually('the cancelled tool event', () => toolEvents.find((e) => e.name === 'weather_report'));
+      const event = await eventually('the cancelled tool event', () =>
+        toolEvents.find((e) => e.name === 'weather_report'),
+      );
       expect(event.status).toBe('cancelled');
       expect(event.durationMs).toBeLessThan(2_000);
     }
@@ -179,7 +202,9 @@ describe.each<[Kind, Era]>([
     const error = await errorOf<McpClientError>(app.client.callTool('weather_report', { steps: 50 }, { timeout: 200 }));
     expect(error).toMatchObject({ kind: 'timeout' });
     if (server) {
-      const event = await eventually('the cancelled tool event', () => toolEvents.find((e) => e.name === 'weather_report'));
+      const event = await eventually('the cancelled tool event', () =>
+        toolEvents.find((e) => e.name === 'weather_report'),
+      );
       expect(event.status).toBe('cancelled');
     }
   });
@@ -189,13 +214,19 @@ describe.each<[Kind, Era]>([
     let sawAbort!: (reason: string) => void;
     const aborted = new Promise<string>((resolve) => (sawAbort = resolve));
     app.handlers.elicitationAnswer = (_params, ctx) =>
-      new Promise((resolve) => ctx.signal.addEventListener('abort', () => (sawAbort('aborted'), resolve({ action: 'cancel' })), { once: true }));
+      new Promise((resolve) =>
+        ctx.signal.addEventListener('abort', () => (sawAbort('aborted'), resolve({ action: 'cancel' })), {
+          once: true,
+        }),
+      );
     const controller = new AbortController();
     const call = app.client.callTool('delete_note', { id }, { signal: controller.signal });
     await eventually('the question', () => app.handlers.elicitations.length === 1);
     controller.abort();
     expect(await errorOf<McpClientError>(call)).toMatchObject({ kind: 'cancelled' });
-    expect(await Promise.race([aborted, new Promise((resolve) => setTimeout(() => resolve('still running'), 2_000))])).toBe('aborted');
+    expect(
+      await Promise.race([aborted, new Promise((resolve) => setTimeout(() => resolve('still running'), 2_000))]),
+    ).toBe('aborted');
   });
 
   it('subscriptions: an updated notes index reaches @OnNotification (legacy subscribe, modern listen)', async () => {
@@ -212,7 +243,10 @@ describe.each<[Kind, Era]>([
     }
     try {
       await addNote('announced');
-      const update = await eventually('notifications/resources/updated', () => app.handlers.notificationsOf('notifications/resources/updated')[0]);
+      const update = await eventually(
+        'notifications/resources/updated',
+        () => app.handlers.notificationsOf('notifications/resources/updated')[0],
+      );
       expect(update.params).toMatchObject({ uri });
       expect(update.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era });
     } finally {
@@ -224,16 +258,26 @@ describe.each<[Kind, Era]>([
   it('resources, templates, completions and prompts', async () => {
     const id = await addNote('for reading');
     expect((await app.client.listResources()).map((resource) => resource.uri)).toContain('notes://index');
-    expect((await app.client.listResourceTemplates()).map((template) => template.uriTemplate)).toEqual(['notes://notes/{id}']);
+    expect((await app.client.listResourceTemplates()).map((template) => template.uriTemplate)).toEqual([
+      'notes://notes/{id}',
+    ]);
     const index = JSON.parse(resourceText(await app.client.readResource('notes://index'))) as Array<{ id: string }>;
     expect(index.map((note) => note.id)).toContain(id);
-    const completed = await app.client.complete({ type: 'ref/resource', uri: 'notes://notes/{id}' }, { name: 'id', value: id.slice(0, 1) });
+    const completed = await app.client.complete(
+      { type: 'ref/resource', uri: 'notes://notes/{id}' },
+      { name: 'id', value: id.slice(0, 1) },
+    );
     expect((completed.completion as { values: string[] }).values).toContain(id);
     const cities = await app.client.complete({ type: 'ref/prompt', name: 'trip_brief' }, { name: 'city', value: 'Be' });
     expect((cities.completion as { values: string[] }).values).toEqual(['Berlin', 'Bergen']);
     expect((await app.client.listPrompts()).map((prompt) => prompt.name)).toEqual(['trip_brief']);
     const prompt = await app.client.getPrompt('trip_brief', { city: 'Oslo', style: 'detailed' });
-    expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Use the forecast tool for Oslo, then give a detailed packing list.' } }]);
+    expect(prompt.messages).toEqual([
+      {
+        role: 'user',
+        content: { type: 'text', text: 'Use the forecast tool for Oslo, then give a detailed packing list.' },
+      },
+    ]);
   });
 
   it('McpClientHealthIndicator reports the server up', async () => {
@@ -286,7 +330,9 @@ describe.each<[Kind, Era]>([
   it('maxTotalTimeout bounds the call even while paused (timeout 300 ms, max total 450 ms, handler 600 ms)', async () => {
     app.handlers.samplingAnswer = slowModel(600);
     const started = Date.now();
-    const error = await errorOf<McpClientError>(app.client.callTool('summarize_forecast', { city: 'Oslo' }, { timeout: 300, maxTotalTimeout: 450 }));
+    const error = await errorOf<McpClientError>(
+      app.client.callTool('summarize_forecast', { city: 'Oslo' }, { timeout: 300, maxTotalTimeout: 450 }),
+    );
     expect(error).toMatchObject({ kind: 'timeout' });
     expect(Date.now() - started).toBeLessThan(600);
   });
@@ -295,9 +341,13 @@ describe.each<[Kind, Era]>([
     it('a handler slower than handlerTimeoutMs (1 s) is cut off: the server gets -32603 and the handler its abort', async () => {
       let aborted = false;
       app.handlers.samplingAnswer = (_params, ctx) =>
-        new Promise((_, reject) => ctx.signal.addEventListener('abort', () => ((aborted = true), reject(new Error('aborted'))), { once: true }));
+        new Promise((_, reject) =>
+          ctx.signal.addEventListener('abort', () => ((aborted = true), reject(new Error('aborted'))), { once: true }),
+        );
       const started = Date.now();
-      const error = await errorOf<McpClientError>(app.client.callTool('summarize_forecast', { city: 'Oslo' }, { timeout: 10_000 }));
+      const error = await errorOf<McpClientError>(
+        app.client.callTool('summarize_forecast', { city: 'Oslo' }, { timeout: 10_000 }),
+      );
       expect(error).toMatchObject({ kind: 'rpc', code: -32603 });
       expect(Date.now() - started).toBeGreaterThanOrEqual(950);
       expect(Date.now() - started).toBeLessThan(3_000);
@@ -327,7 +377,9 @@ describe('the demo server over HTTP, client era auto', () => {
     expect(app.client).toMatchObject({ era: 'modern', protocolVersion: '2026-07-28' });
     app.handlers.elicitationAnswer = { action: 'decline' };
     const id = (await app.client.callTool('add_note', { title: 'auto', body: '' })).content as Array<{ uri: string }>;
-    expect(textOf(await app.client.callTool('delete_note', { id: id[0].uri.slice('notes://notes/'.length) }))).toBe('Kept the note.');
+    expect(textOf(await app.client.callTool('delete_note', { id: id[0].uri.slice('notes://notes/'.length) }))).toBe(
+      'Kept the note.',
+    );
     expect(app.handlers.elicitations[0].ctx.era).toBe('modern');
   });
 
@@ -345,7 +397,10 @@ describe('the demo server restarted under a connected legacy HTTP client', () =>
 
   /** The demo providers behind McpModule on 127.0.0.1 (`port` 0: any free port). */
   async function listenOn(at: number): Promise<INestApplication> {
-    @Module({ imports: [McpModule.forRoot({ name: 'conduit-demo', version: '0.1.0', http: { path: '/mcp' } })], providers: DEMO_PROVIDERS })
+    @Module({
+      imports: [McpModule.forRoot({ name: 'conduit-demo', version: '0.1.0', http: { path: '/mcp' } })],
+      providers: DEMO_PROVIDERS,
+    })
     class RestartableDemoModule {}
     const nest = await NestFactory.create(RestartableDemoModule, { logger: false });
     await nest.listen(at, '127.0.0.1');
@@ -361,7 +416,11 @@ describe('the demo server restarted under a connected legacy HTTP client', () =>
 
   beforeAll(async () => {
     server = await listenOn(0);
-    app = await startClientApp({ id: SERVER_ID, transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp` }, era: 'legacy' });
+    app = await startClientApp({
+      id: SERVER_ID,
+      transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
+      era: 'legacy',
+    });
   });
 
   afterAll(async () => {
@@ -383,7 +442,9 @@ describe('the demo server restarted under a connected legacy HTTP client', () =>
       outcomes.push(await app.client.callTool('forecast', { city: 'Oslo' }).catch((error: McpClientError) => error));
     }
     // The call that met the 404 fails (it is not replayed); the next one runs on the new session.
-    expect(outcomes).toContainEqual(expect.objectContaining({ kind: 'rpc', code: -32001, message: 'Session not found' }));
+    expect(outcomes).toContainEqual(
+      expect.objectContaining({ kind: 'rpc', code: -32001, message: 'Session not found' }),
+    );
     expect(outcomes[outcomes.length - 1]).toMatchObject({ structuredContent: { city: 'Oslo' } });
     expect(sessionOf()).toEqual(expect.any(String));
     expect(sessionOf()).not.toBe(before);
@@ -392,7 +453,10 @@ describe('the demo server restarted under a connected legacy HTTP client', () =>
 
   it('the server app closes while the client still holds its GET stream', async () => {
     const closing = server!.close();
-    const outcome = await Promise.race([closing.then(() => 'closed'), new Promise((resolve) => setTimeout(() => resolve('still closing after 2 s'), 2_000))]);
+    const outcome = await Promise.race([
+      closing.then(() => 'closed'),
+      new Promise((resolve) => setTimeout(() => resolve('still closing after 2 s'), 2_000)),
+    ]);
     if (outcome !== 'closed') {
       (server!.getHttpServer() as Server).closeAllConnections();
       await closing;

@@ -67,7 +67,10 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
       const path = kind === 'sse' ? '/sse' : '/mcp';
       transport = { type: kind === 'sse' ? 'sse' : 'http', url: `http://127.0.0.1:${peer.port}${path}` };
     }
-    app = await startClientApp({ id: SERVER_ID, transport, era: 'auto', connectOnStart: false }, { assigns: { tenant: 'default' } });
+    app = await startClientApp(
+      { id: SERVER_ID, transport, era: 'auto', connectOnStart: false },
+      { assigns: { tenant: 'default' } },
+    );
     // Roots are fetched once right after the handshake and cached per session: set them before connecting.
     app.handlers.roots = [
       { uri: 'file:///work/project', name: 'project' },
@@ -79,7 +82,9 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
     stdioPid = (app.client as unknown as { transport?: { pid?: number } }).transport?.pid;
     initialRoots = {
       asked: await eventually('the roots question after the handshake', () => app.handlers.rootsAsked[0]),
-      log: await eventually('the roots log entry', () => app.handlers.logs.find((log) => String(log.params.data).startsWith('Roots updated'))),
+      log: await eventually('the roots log entry', () =>
+        app.handlers.logs.find((log) => String(log.params.data).startsWith('Roots updated')),
+      ),
     };
     initialNotifications = [...app.handlers.notifications];
   }, 30_000);
@@ -116,7 +121,12 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
     expect(client.era).toBe('legacy');
     expect(client.protocolVersion).toBe('2025-11-25');
     expect(client.serverInfo).toMatchObject({ name: 'mcp-servers/everything' });
-    expect(client.serverCapabilities).toMatchObject({ tools: {}, prompts: {}, resources: { subscribe: true }, logging: {} });
+    expect(client.serverCapabilities).toMatchObject({
+      tools: {},
+      prompts: {},
+      resources: { subscribe: true },
+      logging: {},
+    });
     expect(client.instructions).toEqual(expect.any(String));
   });
 
@@ -129,9 +139,19 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
 
   it('asks for roots right after the handshake: only local file roots are sent, normalized', async () => {
     // The server asked once, 350 ms after initialized, tied to no call: the client's assigns.
-    expect(initialRoots.asked).toMatchObject({ client: 'e2e-client', serverId: SERVER_ID, era: 'legacy', assigns: { tenant: 'default' }, callsInFlight: 0 });
+    expect(initialRoots.asked).toMatchObject({
+      client: 'e2e-client',
+      serverId: SERVER_ID,
+      era: 'legacy',
+      assigns: { tenant: 'default' },
+      callsInFlight: 0,
+    });
     expect(initialRoots.asked.relatedRequestId).toBeUndefined();
-    expect(initialRoots.log.params).toEqual({ level: 'info', logger: 'everything-server', data: 'Roots updated: 2 root(s) received from client' });
+    expect(initialRoots.log.params).toEqual({
+      level: 'info',
+      logger: 'everything-server',
+      data: 'Roots updated: 2 root(s) received from client',
+    });
     const result = await app.client.callTool('get-roots-list', {});
     expect(texts(result)).toContain('Current MCP Roots (2 total)');
     expect(texts(result)).toContain('URI: file:///work/project');
@@ -140,12 +160,15 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
   });
 
   it('the list_changed notifications of the tools registered after the handshake reach @OnNotification', () => {
-    const changed = initialNotifications.filter((notification) => notification.method === 'notifications/tools/list_changed');
+    const changed = initialNotifications.filter(
+      (notification) => notification.method === 'notifications/tools/list_changed',
+    );
     // Over Streamable HTTP the server sends them while handling notifications/initialized, before a client opens
     // its GET stream (as the spec orders); it keeps them in its event store but replays only after a Last-Event-ID.
     if (kind === 'streamableHttp') return;
     expect(changed.length).toBeGreaterThan(0);
-    for (const notification of changed) expect(notification.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era: 'legacy' });
+    for (const notification of changed)
+      expect(notification.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era: 'legacy' });
   });
 
   it('echo, get-sum', async () => {
@@ -157,7 +180,12 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
     const annotated = await app.client.callTool('get-annotated-message', { messageType: 'error', includeImage: true });
     expect(annotated.content).toEqual([
       { type: 'text', text: 'Error: Operation failed', annotations: { priority: 1, audience: ['user', 'assistant'] } },
-      { type: 'image', data: expect.any(String), mimeType: 'image/png', annotations: { priority: 0.5, audience: ['user'] } },
+      {
+        type: 'image',
+        data: expect.any(String),
+        mimeType: 'image/png',
+        annotations: { priority: 0.5, audience: ['user'] },
+      },
     ]);
     const image = await app.client.callTool('get-tiny-image', {});
     const block = (image.content as Array<{ type: string; data?: string; mimeType?: string }>)[1];
@@ -180,7 +208,9 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
 
   it('get-resource-links and get-resource-reference: links the client can read, embedded resources', async () => {
     const links = await app.client.callTool('get-resource-links', { count: 4 });
-    const blocks = (links.content as Array<{ type: string; uri?: string; mimeType?: string }>).filter((block) => block.type === 'resource_link');
+    const blocks = (links.content as Array<{ type: string; uri?: string; mimeType?: string }>).filter(
+      (block) => block.type === 'resource_link',
+    );
     expect(blocks.map((block) => block.uri)).toEqual([
       'demo://resource/dynamic/blob/1',
       'demo://resource/dynamic/text/2',
@@ -188,7 +218,13 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
       'demo://resource/dynamic/text/4',
     ]);
     const text = await app.client.readResource(blocks[1].uri!);
-    expect(text.contents).toEqual([expect.objectContaining({ uri: 'demo://resource/dynamic/text/2', mimeType: 'text/plain', text: expect.stringMatching(/^Resource 2: /) })]);
+    expect(text.contents).toEqual([
+      expect.objectContaining({
+        uri: 'demo://resource/dynamic/text/2',
+        mimeType: 'text/plain',
+        text: expect.stringMatching(/^Resource 2: /),
+      }),
+    ]);
     const blob = await app.client.readResource(blocks[0].uri!);
     const [content] = blob.contents as Array<{ blob: string }>;
     expect(Buffer.from(content.blob, 'base64').toString('utf8')).toMatch(/^Resource 1: This is a base64 blob/);
@@ -202,14 +238,26 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
 
   it('gzip-file-as-resource: a data URI compressed into a session resource, as a link and embedded', async () => {
     const data = `data:text/plain;base64,${Buffer.from('conduit e2e '.repeat(20)).toString('base64')}`;
-    const linked = await app.client.callTool('gzip-file-as-resource', { name: `e2e-${kind}.txt.gz`, data, outputType: 'resourceLink' });
+    const linked = await app.client.callTool('gzip-file-as-resource', {
+      name: `e2e-${kind}.txt.gz`,
+      data,
+      outputType: 'resourceLink',
+    });
     const [link] = linked.content as Array<{ type: string; uri: string }>;
-    expect(link).toMatchObject({ type: 'resource_link', uri: `demo://resource/session/e2e-${kind}.txt.gz`, mimeType: 'application/gzip' });
+    expect(link).toMatchObject({
+      type: 'resource_link',
+      uri: `demo://resource/session/e2e-${kind}.txt.gz`,
+      mimeType: 'application/gzip',
+    });
     const read = await app.client.readResource(link.uri);
     const [contents] = read.contents as Array<{ blob: string }>;
     expect(gunzipSync(Buffer.from(contents.blob, 'base64')).toString('utf8')).toBe('conduit e2e '.repeat(20));
 
-    const embedded = await app.client.callTool('gzip-file-as-resource', { name: `e2e-${kind}-2.txt.gz`, data, outputType: 'resource' });
+    const embedded = await app.client.callTool('gzip-file-as-resource', {
+      name: `e2e-${kind}-2.txt.gz`,
+      data,
+      outputType: 'resource',
+    });
     const [block] = embedded.content as Array<{ type: string; resource: { blob: string } }>;
     expect(block.type).toBe('resource');
     expect(gunzipSync(Buffer.from(block.resource.blob, 'base64')).toString('utf8')).toBe('conduit e2e '.repeat(20));
@@ -217,29 +265,49 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
 
   it('trigger-long-running-operation: progress reaches onProgress in order', async () => {
     const progress: Array<{ progress: number; total?: number }> = [];
-    const result = await app.client.callTool('trigger-long-running-operation', { duration: 0.4, steps: 4 }, { onProgress: (p) => progress.push(p) });
+    const result = await app.client.callTool(
+      'trigger-long-running-operation',
+      { duration: 0.4, steps: 4 },
+      { onProgress: (p) => progress.push(p) },
+    );
     expect(textOf(result)).toBe('Long running operation completed. Duration: 0.4 seconds, Steps: 4.');
     expect(progress).toEqual([1, 2, 3, 4].map((step) => ({ progress: step, total: 4 })));
   });
 
   it('trigger-long-running-operation: a deadline ends the call with kind timeout, a signal with kind cancelled', async () => {
-    const timedOut = await errorOf<McpClientError>(app.client.callTool('trigger-long-running-operation', { duration: 2, steps: 2 }, { timeout: 200 }));
+    const timedOut = await errorOf<McpClientError>(
+      app.client.callTool('trigger-long-running-operation', { duration: 2, steps: 2 }, { timeout: 200 }),
+    );
     expect(timedOut).toBeInstanceOf(McpClientError);
     expect(timedOut.kind).toBe('timeout');
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 150);
-    const cancelled = await errorOf<McpClientError>(app.client.callTool('trigger-long-running-operation', { duration: 2, steps: 2 }, { signal: controller.signal }));
+    const cancelled = await errorOf<McpClientError>(
+      app.client.callTool('trigger-long-running-operation', { duration: 2, steps: 2 }, { signal: controller.signal }),
+    );
     expect(cancelled.kind).toBe('cancelled');
     // The connection is still usable.
     expect(textOf(await app.client.callTool('echo', { message: 'still here' }))).toBe('Echo: still here');
   });
 
   it('trigger-sampling-request: @OnSampling answers with maxTokens clamped and the call context', async () => {
-    const result = await app.client.callTool('trigger-sampling-request', { prompt: 'Say hi', maxTokens: 100_000 }, { assigns: { user: 'ada' } });
+    const result = await app.client.callTool(
+      'trigger-sampling-request',
+      { prompt: 'Say hi', maxTokens: 100_000 },
+      { assigns: { user: 'ada' } },
+    );
     const sampled = JSON.parse(textOf(result).replace(/^LLM sampling result: \n/, '')) as Record<string, unknown>;
-    expect(sampled).toMatchObject({ role: 'assistant', model: 'e2e-model', content: { type: 'text', text: 'sampled: Resource trigger-sampling-request context: Say hi' } });
+    expect(sampled).toMatchObject({
+      role: 'assistant',
+      model: 'e2e-model',
+      content: { type: 'text', text: 'sampled: Resource trigger-sampling-request context: Say hi' },
+    });
     const [asked] = app.handlers.samplings;
-    expect(asked.params).toMatchObject({ maxTokens: 4096, systemPrompt: 'You are a helpful test server.', temperature: 0.7 });
+    expect(asked.params).toMatchObject({
+      maxTokens: 4096,
+      systemPrompt: 'You are a helpful test server.',
+      temperature: 0.7,
+    });
     expect(asked.ctx).toMatchObject({ client: 'e2e-client', serverId: SERVER_ID, era: 'legacy', callsInFlight: 1 });
     if (tiedToCalls) {
       expect(asked.ctx.relatedRequestId).toEqual(expect.any(Number));
@@ -304,7 +372,15 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
     expect(texts(result)).toContain('User completed the URL elicitation flow');
     const [asked] = app.handlers.elicitations;
     expect(asked.params).toMatchObject({ mode: 'url', url, elicitationId: `e2e-${kind}` });
-    expect(asked.ctx).toMatchObject({ mode: 'url', url, host: 'xn--80ak6aa92e.com', idn: true, originMismatch: true, serverId: SERVER_ID, era: 'legacy' });
+    expect(asked.ctx).toMatchObject({
+      mode: 'url',
+      url,
+      host: 'xn--80ak6aa92e.com',
+      idn: true,
+      originMismatch: true,
+      serverId: SERVER_ID,
+      era: 'legacy',
+    });
   });
 
   it('trigger-url-elicitation: http, javascript and userinfo URLs are refused -32602 before the handler', async () => {
@@ -325,12 +401,24 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
   });
 
   it('trigger-url-elicitation (error path): the -32042 URL-elicitation-required error reaches the caller as kind rpc', async () => {
-    const error = await errorOf<McpClientError>(app.client.callTool('trigger-url-elicitation', { url: 'https://example.com/auth', errorPath: true, elicitationId: `err-${kind}` }));
+    const error = await errorOf<McpClientError>(
+      app.client.callTool('trigger-url-elicitation', {
+        url: 'https://example.com/auth',
+        errorPath: true,
+        elicitationId: `err-${kind}`,
+      }),
+    );
     expect(error).toMatchObject({ kind: 'rpc', code: -32042 });
-    expect(error.data).toMatchObject({ elicitations: [expect.objectContaining({ mode: 'url', url: 'https://modelcontextprotocol.io' })] });
+    expect(error.data).toMatchObject({
+      elicitations: [expect.objectContaining({ mode: 'url', url: 'https://modelcontextprotocol.io' })],
+    });
     // Retried with the same arguments, the server proceeds to the request path.
     app.handlers.elicitationAnswer = { action: 'cancel' };
-    const retried = await app.client.callTool('trigger-url-elicitation', { url: 'https://example.com/auth', errorPath: true, elicitationId: `err-${kind}` });
+    const retried = await app.client.callTool('trigger-url-elicitation', {
+      url: 'https://example.com/auth',
+      errorPath: true,
+      elicitationId: `err-${kind}`,
+    });
     expect(texts(retried)).toContain('User cancelled the URL elicitation');
   });
 
@@ -353,7 +441,11 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
 
   it('simulate-research-query: a task-augmented call whose clarifying elicitation is answered while awaiting tasks/result', async () => {
     app.handlers.elicitationAnswer = { action: 'accept', content: { interpretation: 'snake' } };
-    const created = await app.client.request('tools/call', { name: 'simulate-research-query', arguments: { topic: 'python', ambiguous: true }, task: { ttl: 60_000 } });
+    const created = await app.client.request('tools/call', {
+      name: 'simulate-research-query',
+      arguments: { topic: 'python', ambiguous: true },
+      task: { ttl: 60_000 },
+    });
     const { taskId } = created.task as { taskId: string; status: string };
     expect(taskId).toEqual(expect.any(String));
     const result = await app.client.request('tasks/result', { taskId }, { timeout: 20_000 });
@@ -366,35 +458,65 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
 
   it('prompts: list, get with arguments, embedded resources, a missing argument', async () => {
     const prompts = await app.client.listPrompts();
-    expect(prompts.map((prompt) => prompt.name).sort()).toEqual(['args-prompt', 'completable-prompt', 'resource-prompt', 'simple-prompt']);
-    expect(await app.client.getPrompt('simple-prompt')).toMatchObject({ messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt without arguments.' } }] });
+    expect(prompts.map((prompt) => prompt.name).sort()).toEqual([
+      'args-prompt',
+      'completable-prompt',
+      'resource-prompt',
+      'simple-prompt',
+    ]);
+    expect(await app.client.getPrompt('simple-prompt')).toMatchObject({
+      messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt without arguments.' } }],
+    });
     const args = await app.client.getPrompt('args-prompt', { city: 'Oslo', state: 'Viken' });
-    expect(args.messages).toEqual([{ role: 'user', content: { type: 'text', text: "What's weather in Oslo, Viken?" } }]);
+    expect(args.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: "What's weather in Oslo, Viken?" } },
+    ]);
     const resource = await app.client.getPrompt('resource-prompt', { resourceType: 'Text', resourceId: '3' });
-    expect((resource.messages as Array<{ content: unknown }>)[1].content).toMatchObject({ type: 'resource', resource: { uri: 'demo://resource/dynamic/text/3' } });
+    expect((resource.messages as Array<{ content: unknown }>)[1].content).toMatchObject({
+      type: 'resource',
+      resource: { uri: 'demo://resource/dynamic/text/3' },
+    });
     const missing = await errorOf<McpClientError>(app.client.getPrompt('args-prompt', {}));
     expect(missing).toMatchObject({ kind: 'rpc', code: -32602 });
   });
 
   it('completions: prompt arguments (with context) and resource template variables', async () => {
-    const department = await app.client.complete({ type: 'ref/prompt', name: 'completable-prompt' }, { name: 'department', value: 'S' });
+    const department = await app.client.complete(
+      { type: 'ref/prompt', name: 'completable-prompt' },
+      { name: 'department', value: 'S' },
+    );
     expect((department.completion as { values: string[] }).values).toEqual(['Sales', 'Support']);
-    const lead = await app.client.complete({ type: 'ref/prompt', name: 'completable-prompt' }, { name: 'name', value: 'A' }, { arguments: { department: 'Engineering' } });
+    const lead = await app.client.complete(
+      { type: 'ref/prompt', name: 'completable-prompt' },
+      { name: 'name', value: 'A' },
+      { arguments: { department: 'Engineering' } },
+    );
     expect((lead.completion as { values: string[] }).values).toEqual(['Alice']);
-    const type = await app.client.complete({ type: 'ref/prompt', name: 'resource-prompt' }, { name: 'resourceType', value: 'B' });
+    const type = await app.client.complete(
+      { type: 'ref/prompt', name: 'resource-prompt' },
+      { name: 'resourceType', value: 'B' },
+    );
     expect((type.completion as { values: string[] }).values).toEqual(['Blob']);
-    const id = await app.client.complete({ type: 'ref/resource', uri: 'demo://resource/dynamic/text/{resourceId}' }, { name: 'resourceId', value: '12' });
+    const id = await app.client.complete(
+      { type: 'ref/resource', uri: 'demo://resource/dynamic/text/{resourceId}' },
+      { name: 'resourceId', value: '12' },
+    );
     expect((id.completion as { values: string[] }).values).toEqual(['12']);
   });
 
   it('resources: list, templates, read static and dynamic, an unknown one', async () => {
     const resources = await app.client.listResources();
-    const instructions = resources.find((resource) => resource.uri === 'demo://resource/static/document/instructions.md');
+    const instructions = resources.find(
+      (resource) => resource.uri === 'demo://resource/static/document/instructions.md',
+    );
     expect(instructions).toMatchObject({ mimeType: 'text/markdown' });
     const read = await app.client.readResource('demo://resource/static/document/instructions.md');
     expect((read.contents as Array<{ text: string }>)[0].text).toBe(app.client.instructions);
     const templates = await app.client.listResourceTemplates();
-    expect(templates.map((template) => template.uriTemplate).sort()).toEqual(['demo://resource/dynamic/blob/{resourceId}', 'demo://resource/dynamic/text/{resourceId}']);
+    expect(templates.map((template) => template.uriTemplate).sort()).toEqual([
+      'demo://resource/dynamic/blob/{resourceId}',
+      'demo://resource/dynamic/text/{resourceId}',
+    ]);
     const unknown = await errorOf<McpClientError>(app.client.readResource('demo://resource/dynamic/text/not-a-number'));
     expect(unknown.kind).toBe('rpc');
   });
@@ -404,7 +526,10 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
     const started = await app.client.callTool('toggle-simulated-logging', {});
     try {
       expect(textOf(started)).toMatch(/^Started simulated, random-leveled logging/);
-      const [entry] = await eventually('a simulated log entry', () => app.handlers.logs.length > 0 && app.handlers.logs);
+      const [entry] = await eventually(
+        'a simulated log entry',
+        () => app.handlers.logs.length > 0 && app.handlers.logs,
+      );
       expect(entry.level).toMatch(/^(debug|info|notice|warning|error|critical|alert|emergency)$/);
       expect(entry.params).toEqual({ level: entry.level, data: expect.stringMatching(/message/i) });
       expect(entry.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era: 'legacy' });
@@ -418,12 +543,18 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
     const uri = 'demo://resource/dynamic/text/9?note=\u202Eevil\u0007\u2028x\u200B';
     await app.client.subscribe(uri);
     try {
-      const entry = await eventually('the subscribe log entry', () => app.handlers.logs.find((log) => String(log.params.data).startsWith('Received Subscribe')));
+      const entry = await eventually('the subscribe log entry', () =>
+        app.handlers.logs.find((log) => String(log.params.data).startsWith('Received Subscribe')),
+      );
       expect(entry.params.data).toContain('demo://resource/dynamic/text/9?note=');
-      expect(entry.params.data).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/);
+      expect(entry.params.data).not.toMatch(
+        /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/,
+      );
       expect(entry.params).toEqual({ level: 'info', data: expect.any(String) });
       // @OnNotification() sees the same sanitized entry.
-      const notification = await eventually('the entry as a notification', () => app.handlers.notificationsOf('notifications/message').find((n) => n.params.data === entry.params.data));
+      const notification = await eventually('the entry as a notification', () =>
+        app.handlers.notificationsOf('notifications/message').find((n) => n.params.data === entry.params.data),
+      );
       expect(notification.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era: 'legacy' });
     } finally {
       await app.client.unsubscribe(uri);
@@ -436,7 +567,10 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
     const started = await app.client.callTool('toggle-subscriber-updates', {});
     try {
       expect(textOf(started)).toMatch(/^Started simulated resource updated notifications/);
-      const update = await eventually('notifications/resources/updated', () => app.handlers.notificationsOf('notifications/resources/updated')[0]);
+      const update = await eventually(
+        'notifications/resources/updated',
+        () => app.handlers.notificationsOf('notifications/resources/updated')[0],
+      );
       expect(update.params).toEqual({ uri });
       expect(update.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era: 'legacy' });
     } finally {
@@ -448,13 +582,19 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
   it('ping and the health indicator', async () => {
     expect(await app.client.ping()).toEqual({});
     expect(await app.health.isHealthy('mcp')).toEqual({
-      mcp: { status: 'up', [SERVER_ID]: { up: true, state: 'connected', era: 'legacy', protocolVersion: '2025-11-25' } },
+      mcp: {
+        status: 'up',
+        [SERVER_ID]: { up: true, state: 'connected', era: 'legacy', protocolVersion: '2025-11-25' },
+      },
     });
   });
 
   it('an unknown tool comes back as the server reports it (an isError result naming -32602)', async () => {
     const result = await app.client.callTool('no-such-tool', {});
-    expect(result).toEqual({ isError: true, content: [{ type: 'text', text: 'MCP error -32602: Tool no-such-tool not found' }] });
+    expect(result).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'MCP error -32602: Tool no-such-tool not found' }],
+    });
   });
 });
 
@@ -462,6 +602,9 @@ function connectTo(host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port, timeout: 2_000 }, () => (socket.destroy(), resolve()));
     socket.once('error', reject);
-    socket.once('timeout', () => (socket.destroy(), reject(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' }))));
+    socket.once(
+      'timeout',
+      () => (socket.destroy(), reject(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' }))),
+    );
   });
 }

@@ -19,7 +19,10 @@ describe.each<['modern' | 'auto']>([['modern'], ['auto']])('2.x createMcpHandler
   beforeAll(async () => {
     server = await startSdk2Server();
     // A roomy input budget: the defaults are checked at their boundary below.
-    app = await startClientApp({ id: SERVER_ID, transport: { type: 'http', url: server.url }, era }, { assigns: { tenant: 'default' }, inputRateLimit: { rate: 100, burst: 100 } });
+    app = await startClientApp(
+      { id: SERVER_ID, transport: { type: 'http', url: server.url }, era },
+      { assigns: { tenant: 'default' }, inputRateLimit: { rate: 100, burst: 100 } },
+    );
   });
 
   afterAll(async () => {
@@ -39,7 +42,15 @@ describe.each<['modern' | 'auto']>([['modern'], ['auto']])('2.x createMcpHandler
     expect(app.client).toMatchObject({ state: 'connected', era: 'modern', protocolVersion: '2026-07-28' });
     expect(app.client.serverCapabilities).toMatchObject({ tools: {}, prompts: {}, resources: {} });
     const tools = await app.client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['ask_model', 'client_roots', 'confirm_delete', 'endless', 'everything_at_once', 'interview', 'open_consent']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'ask_model',
+      'client_roots',
+      'confirm_delete',
+      'endless',
+      'everything_at_once',
+      'interview',
+      'open_consent',
+    ]);
   });
 
   it('form elicitation: @OnElicitation answers, the call is retried with inputResponses and completes', async () => {
@@ -79,7 +90,9 @@ describe.each<['modern' | 'auto']>([['modern'], ['auto']])('2.x createMcpHandler
       { uri: 'https://example.com/repo', name: 'remote' },
       { uri: 'file://localhost/srv/./data/../share', name: 'share' },
     ];
-    expect(textOf(await app.client.callTool('client_roots', {}))).toBe('project=file:///work/project\nshare=file:///srv/share');
+    expect(textOf(await app.client.callTool('client_roots', {}))).toBe(
+      'project=file:///work/project\nshare=file:///srv/share',
+    );
     expect(app.handlers.rootsAsked).toEqual([expect.objectContaining({ serverId: SERVER_ID, era: 'modern' })]);
   });
 
@@ -87,11 +100,19 @@ describe.each<['modern' | 'auto']>([['modern'], ['auto']])('2.x createMcpHandler
     app.handlers.elicitationAnswer = { action: 'accept' };
     const url = 'https://consent.example.org/flow?id=7';
     expect(textOf(await app.client.callTool('open_consent', { url }))).toBe('consent: accept');
-    expect(app.handlers.elicitations[0].ctx).toMatchObject({ mode: 'url', url, host: 'consent.example.org', idn: false, originMismatch: true });
+    expect(app.handlers.elicitations[0].ctx).toMatchObject({
+      mode: 'url',
+      url,
+      host: 'consent.example.org',
+      idn: false,
+      originMismatch: true,
+    });
   });
 
   it('URL elicitation: an http URL is refused -32602 before the handler, failing the call with kind input_handler', async () => {
-    const error = await errorOf<McpClientError>(app.client.callTool('open_consent', { url: 'http://consent.example.org/flow' }));
+    const error = await errorOf<McpClientError>(
+      app.client.callTool('open_consent', { url: 'http://consent.example.org/flow' }),
+    );
     expect(error).toBeInstanceOf(McpClientError);
     expect(error).toMatchObject({ kind: 'input_handler', code: -32602 });
     expect(app.handlers.elicitations).toEqual([]);
@@ -110,16 +131,24 @@ describe.each<['modern' | 'auto']>([['modern'], ['auto']])('2.x createMcpHandler
     app.handlers.elicitationAnswer = { action: 'accept', content: { pick: 'b' } };
     app.handlers.roots = [{ uri: 'file:///work/project', name: 'project' }];
     expect(textOf(await app.client.callTool('everything_at_once', {}))).toBe('elicit/sampling/1');
-    expect([app.handlers.elicitations.length, app.handlers.samplings.length, app.handlers.rootsAsked.length]).toEqual([1, 1, 1]);
+    expect([app.handlers.elicitations.length, app.handlers.samplings.length, app.handlers.rootsAsked.length]).toEqual([
+      1, 1, 1,
+    ]);
   });
 
   it('prompts/get and resources/read ask for input too', async () => {
-    app.handlers.elicitationAnswer = (params) => (String(params.message).startsWith('Greet') ? { action: 'accept', content: { who: 'World' } } : { action: 'accept', content: {} });
+    app.handlers.elicitationAnswer = (params) =>
+      String(params.message).startsWith('Greet')
+        ? { action: 'accept', content: { who: 'World' } }
+        : { action: 'accept', content: {} };
     const prompt = await app.client.getPrompt('greeting');
     expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Say hello to World' } }]);
     const note = await app.client.readResource('note://secret');
     expect(note.contents).toEqual([{ uri: 'note://secret', mimeType: 'text/plain', text: 'the secret note' }]);
-    expect(app.handlers.elicitations.map((question) => question.params.message)).toEqual(['Greet whom?', 'Unlock the note?']);
+    expect(app.handlers.elicitations.map((question) => question.params.message)).toEqual([
+      'Greet whom?',
+      'Unlock the note?',
+    ]);
   });
 
   it('a handler that throws, or answers badly, fails the call with kind input_handler', async () => {
@@ -143,7 +172,10 @@ describe.each<['modern' | 'auto']>([['modern'], ['auto']])('2.x createMcpHandler
       server.handler.notify.toolsChanged();
       server.handler.notify.resourceUpdated('note://plain');
       server.handler.notify.resourceUpdated('note://other');
-      const updated = await eventually('notifications/resources/updated', () => app.handlers.notificationsOf('notifications/resources/updated')[0]);
+      const updated = await eventually(
+        'notifications/resources/updated',
+        () => app.handlers.notificationsOf('notifications/resources/updated')[0],
+      );
       expect(updated.params).toMatchObject({ uri: 'note://plain' });
       expect(updated.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era: 'modern' });
       expect(app.handlers.notificationsOf('notifications/tools/list_changed')).toHaveLength(1);
@@ -151,12 +183,19 @@ describe.each<['modern' | 'auto']>([['modern'], ['auto']])('2.x createMcpHandler
       listen.close();
     }
     expect(await listen.closed).toBe('closed');
-    expect(app.handlers.notificationsOf('notifications/resources/updated').map((n) => n.params.uri)).toEqual(['note://plain']);
+    expect(app.handlers.notificationsOf('notifications/resources/updated').map((n) => n.params.uri)).toEqual([
+      'note://plain',
+    ]);
   });
 
   it('ping (a discovery in this era) and the health indicator', async () => {
     expect(await app.client.ping()).toMatchObject({ supportedVersions: expect.arrayContaining(['2026-07-28']) });
-    expect(await app.health.isHealthy('mcp')).toEqual({ mcp: { status: 'up', [SERVER_ID]: { up: true, state: 'connected', era: 'modern', protocolVersion: '2026-07-28' } } });
+    expect(await app.health.isHealthy('mcp')).toEqual({
+      mcp: {
+        status: 'up',
+        [SERVER_ID]: { up: true, state: 'connected', era: 'modern', protocolVersion: '2026-07-28' },
+      },
+    });
   });
 });
 
@@ -184,7 +223,11 @@ describe('2.x createMcpHandler server, a client without a roots handler', () => 
 
   beforeAll(async () => {
     server = await startSdk2Server();
-    app = await startClientApp({ id: SERVER_ID, transport: { type: 'http', url: server.url }, era: 'modern' }, {}, NoRootsHandlers);
+    app = await startClientApp(
+      { id: SERVER_ID, transport: { type: 'http', url: server.url }, era: 'modern' },
+      {},
+      NoRootsHandlers,
+    );
   });
 
   afterAll(async () => {
@@ -199,7 +242,11 @@ describe('2.x createMcpHandler server, a client without a roots handler', () => 
     const roots = await errorOf<McpClientError>(app.client.callTool('everything_at_once', {}));
     expect(roots).toMatchObject({ kind: 'rpc', code: -32021, data: { requiredCapabilities: { roots: {} } } });
     const url = await errorOf<McpClientError>(app.client.callTool('open_consent', { url: 'https://example.com/' }));
-    expect(url).toMatchObject({ kind: 'rpc', code: -32021, data: { requiredCapabilities: { elicitation: { url: {} } } } });
+    expect(url).toMatchObject({
+      kind: 'rpc',
+      code: -32021,
+      data: { requiredCapabilities: { elicitation: { url: {} } } },
+    });
     expect(app.handlers.asked).toEqual([]);
   });
 
@@ -230,7 +277,9 @@ describe('2.x createMcpHandler server, client era legacy (the stateless 2025 fal
   it('initializes without a session and serves plain requests', async () => {
     expect(app.client).toMatchObject({ era: 'legacy', protocolVersion: '2025-11-25' });
     expect((await app.client.listTools()).map((tool) => tool.name)).toContain('confirm_delete');
-    expect((await app.client.readResource('note://plain')).contents).toEqual([{ uri: 'note://plain', mimeType: 'text/plain', text: 'plain' }]);
+    expect((await app.client.readResource('note://plain')).contents).toEqual([
+      { uri: 'note://plain', mimeType: 'text/plain', text: 'plain' },
+    ]);
   });
 
   it('the server cannot ask questions there (its own limit): the tool reports it, no handler runs', async () => {
@@ -251,7 +300,10 @@ describe('2.x createMcpHandler server, MRTR bounds', () => {
   afterAll(() => server?.close());
 
   it('a server that never stops asking is given up on after maxInputRounds (10) rounds, kind protocol', async () => {
-    const app = await startClientApp({ id: SERVER_ID, transport: { type: 'http', url: server.url }, era: 'modern' }, { inputRateLimit: { rate: 1_000, burst: 1_000 } });
+    const app = await startClientApp(
+      { id: SERVER_ID, transport: { type: 'http', url: server.url }, era: 'modern' },
+      { inputRateLimit: { rate: 1_000, burst: 1_000 } },
+    );
     try {
       app.handlers.elicitationAnswer = { action: 'accept', content: {} };
       const error = await errorOf<McpClientError>(app.client.callTool('endless', {}));
@@ -264,7 +316,10 @@ describe('2.x createMcpHandler server, MRTR bounds', () => {
   });
 
   it('the input budget (default 10/s, bursts of 20) refuses the question past the burst with -32000', async () => {
-    const app = await startClientApp({ id: SERVER_ID, transport: { type: 'http', url: server.url }, era: 'modern' }, { maxInputRounds: 100 });
+    const app = await startClientApp(
+      { id: SERVER_ID, transport: { type: 'http', url: server.url }, era: 'modern' },
+      { maxInputRounds: 100 },
+    );
     try {
       app.handlers.elicitationAnswer = { action: 'accept', content: {} };
       const started = performance.now();

@@ -27,7 +27,11 @@ function killGroup(pid: number | undefined): void {
 /** Runs `npm run client -- …` as `node scripts/start-app.js demo-client …`, with stdin not a terminal. */
 function runCli(...args: string[]): Promise<CliRun> {
   // Its own process group, so that a stuck run is stopped with everything it spawned.
-  const child = spawn(process.execPath, [START_APP, 'demo-client', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [START_APP, 'demo-client', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   started.add(child);
   let stdout = '';
   let stderr = '';
@@ -64,7 +68,10 @@ describe('demo-client: the command-line client as a child process', () => {
 
   beforeAll(async () => {
     // Builds both apps once (when stale), so that each run below starts quickly; `--help` and a closed stdin exit at once.
-    for (const warmup of [[START_APP, 'demo-client', '--help'], [START_APP, 'demo-server', '--stdio']]) {
+    for (const warmup of [
+      [START_APP, 'demo-client', '--help'],
+      [START_APP, 'demo-server', '--stdio'],
+    ]) {
       const built = spawnSync(process.execPath, warmup, { cwd: root, input: '', encoding: 'utf8', timeout: 170_000 });
       expect(built.status).toBe(0);
     }
@@ -82,7 +89,9 @@ describe('demo-client: the command-line client as a child process', () => {
 
   it('tools: prints the tool list as JSON on stdout', async () => {
     const tools = answerOf(await runCli(server.url, 'tools'));
-    expect(tools.map((tool: { name: string }) => tool.name)).toEqual(expect.arrayContaining(['forecast', 'delete_note', 'summarize_forecast']));
+    expect(tools.map((tool: { name: string }) => tool.name)).toEqual(
+      expect.arrayContaining(['forecast', 'delete_note', 'summarize_forecast']),
+    );
   });
 
   it('call forecast city=Oslo days=2: key=value arguments, JSON values parsed (days is a number)', async () => {
@@ -95,7 +104,9 @@ describe('demo-client: the command-line client as a child process', () => {
   it('read notes://index: prints the resource contents', async () => {
     const result = answerOf(await runCli(server.url, 'read', 'notes://index'));
     expect(result.contents[0]).toEqual(expect.objectContaining({ uri: 'notes://index', mimeType: 'application/json' }));
-    expect(JSON.parse(result.contents[0].text)).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'welcome' })]));
+    expect(JSON.parse(result.contents[0].text)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: 'welcome' })]),
+    );
   });
 
   it('prompts: prints the prompt list', async () => {
@@ -109,20 +120,27 @@ describe('demo-client: the command-line client as a child process', () => {
     expect(groupAlive(run.group)).toBe(false); // no server left behind
   });
 
-  it.each(['modern', 'legacy'])('declines elicitation when stdin is not a terminal (%s era): delete_note keeps the note', async (era) => {
-    const run = await runCli('--era', era, server.url, 'call', 'delete_note', 'id=welcome');
-    expect(answerOf(run).content).toEqual([{ type: 'text', text: 'Kept the note.' }]);
-    expect(run.stderr).toMatch(/Declined "Delete the note "Welcome"\?"/);
-    const index = answerOf(await runCli(server.url, 'read', 'notes://index'));
-    expect(JSON.parse(index.contents[0].text)).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'welcome' })]));
-  });
+  it.each(['modern', 'legacy'])(
+    'declines elicitation when stdin is not a terminal (%s era): delete_note keeps the note',
+    async (era) => {
+      const run = await runCli('--era', era, server.url, 'call', 'delete_note', 'id=welcome');
+      expect(answerOf(run).content).toEqual([{ type: 'text', text: 'Kept the note.' }]);
+      expect(run.stderr).toMatch(/Declined "Delete the note "Welcome"\?"/);
+      const index = answerOf(await runCli(server.url, 'read', 'notes://index'));
+      expect(JSON.parse(index.contents[0].text)).toEqual(
+        expect.arrayContaining([expect.objectContaining({ id: 'welcome' })]),
+      );
+    },
+  );
 
   it('refuses sampling unless told how, and answers with --sample-with as the model "cli-fixed"', async () => {
     const refused = await runCli(server.url, 'call', 'summarize_forecast', 'city=Oslo');
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(/error: .*capability/i);
-    const answered = answerOf(await runCli('--sample-with', 'Mild and dry.', server.url, 'call', 'summarize_forecast', 'city=Oslo'));
+    const answered = answerOf(
+      await runCli('--sample-with', 'Mild and dry.', server.url, 'call', 'summarize_forecast', 'city=Oslo'),
+    );
     expect(answered.content[0].text).toBe('Mild and dry. (model: cli-fixed)');
   });
 

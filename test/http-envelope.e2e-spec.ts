@@ -2,7 +2,12 @@ import { startDemoServer, RunningServer } from './support/demo-server';
 import { WireSchema } from './support/wire-schema';
 
 const JSON_AND_SSE = 'application/json, text/event-stream';
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 /** The HTTP envelope of the demo server: status codes, headers and JSON-RPC error bodies, over real sockets. */
 describe('Streamable HTTP envelope', () => {
@@ -26,7 +31,10 @@ describe('Streamable HTTP envelope', () => {
   async function expectJsonRpcError(response: Response, status: number, code?: number) {
     expect(response.status).toBe(status);
     const body = await response.json();
-    expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: code ?? expect.any(Number), message: expect.any(String) } });
+    expect(body).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: code ?? expect.any(Number), message: expect.any(String) },
+    });
     expect(JSON.stringify(body)).not.toMatch(/\bat .*\.(js|ts):\d+/);
     return body;
   }
@@ -43,7 +51,10 @@ describe('Streamable HTTP envelope', () => {
   it('initializes with a fresh session id and answers JSON', async () => {
     const response = await post(INIT);
     expect(response.headers.get('content-type')).toMatch(/application\/json/);
-    expect(await response.json()).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'conduit-demo' } } });
+    expect(await response.json()).toMatchObject({
+      id: 1,
+      result: { protocolVersion: '2025-11-25', serverInfo: { name: 'conduit-demo' } },
+    });
     expect(response.headers.get('mcp-session-id')).not.toBe(await openSession());
   });
 
@@ -52,12 +63,15 @@ describe('Streamable HTTP envelope', () => {
     expect(await response.json()).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
   });
 
-  it.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'])('agrees to revision %s when a client asks for it', async (revision) => {
-    const response = await post({ ...INIT, params: { ...INIT.params, protocolVersion: revision } });
-    const body = (await response.json()) as Record<string, unknown> & { result: { protocolVersion: string } };
-    expect(body.result.protocolVersion).toBe(revision);
-    expect(WireSchema.for(revision).check(body, 'initialize')).toEqual([]);
-  });
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'])(
+    'agrees to revision %s when a client asks for it',
+    async (revision) => {
+      const response = await post({ ...INIT, params: { ...INIT.params, protocolVersion: revision } });
+      const body = (await response.json()) as Record<string, unknown> & { result: { protocolVersion: string } };
+      expect(body.result.protocolVersion).toBe(revision);
+      expect(WireSchema.for(revision).check(body, 'initialize')).toEqual([]);
+    },
+  );
 
   it('400 without a session id, 404 for an unknown one, 404 after DELETE', async () => {
     await expectJsonRpcError(await post({ jsonrpc: '2.0', id: 2, method: 'ping' }), 400);
@@ -81,17 +95,27 @@ describe('Streamable HTTP envelope', () => {
 
   it('400 for an unsupported MCP-Protocol-Version', async () => {
     const id = await openSession();
-    await expectJsonRpcError(await post({ jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': id, 'mcp-protocol-version': '1999-01-01' }), 400);
+    await expectJsonRpcError(
+      await post(
+        { jsonrpc: '2.0', id: 2, method: 'ping' },
+        { 'mcp-session-id': id, 'mcp-protocol-version': '1999-01-01' },
+      ),
+      400,
+    );
   });
 
   it('403 for a foreign Host or Origin', async () => {
     await expectJsonRpcError(await post(INIT, { origin: 'https://evil.example' }), 403);
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(server.url, { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: JSON_AND_SSE } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
+      const req = request(
+        server.url,
+        { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json', accept: JSON_AND_SSE } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(INIT));
     });

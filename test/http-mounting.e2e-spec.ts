@@ -50,10 +50,20 @@ describe('mounting the HTTP transport', () => {
 
   it("as an Express route, lets the app's middleware see MCP requests", async () => {
     const seen: string[] = [];
-    @Module({ imports: [McpModule.forRoot({ name: 'express', version: '1', http: { mount: 'express' } })], providers: [Tools] })
+    @Module({
+      imports: [McpModule.forRoot({ name: 'express', version: '1', http: { mount: 'express' } })],
+      providers: [Tools],
+    })
     class ExpressMounted implements NestModule {
       configure(consumer: MiddlewareConsumer) {
-        consumer.apply((req: Request, _res: Response, next: NextFunction) => (seen.push(`${req.method} ${req.originalUrl}`), next())).forRoutes('*path');
+        consumer
+          .apply(
+            (req: Request, _res: Response, next: NextFunction) => (
+              seen.push(`${req.method} ${req.originalUrl}`),
+              next()
+            ),
+          )
+          .forRoutes('*path');
       }
     }
     const app = await NestFactory.create(ExpressMounted, { logger: false });

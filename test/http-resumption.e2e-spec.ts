@@ -17,7 +17,12 @@ describe('Streamable HTTP: a dropped stream resumes with Last-Event-ID (official
   it('delivers the progress and the result sent after the connection dropped', async () => {
     const peer = answeringClient();
     const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-      reconnectionOptions: { initialReconnectionDelay: 50, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 5 },
+      reconnectionOptions: {
+        initialReconnectionDelay: 50,
+        maxReconnectionDelay: 200,
+        reconnectionDelayGrowFactor: 1.5,
+        maxRetries: 5,
+      },
     });
     await peer.client.connect(peer.recorder.tap(transport));
     const httpServer = server.app.getHttpServer() as Server;

@@ -28,7 +28,9 @@ describe('Streamable HTTP, stateful sessions, with the official SDK 1.x client',
 
   it('lists and runs the guarded tool for a caller with the admin key', async () => {
     const peer = answeringClient();
-    const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { 'X-Admin-Key': 'demo-admin' } } });
+    const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+      requestInit: { headers: { 'X-Admin-Key': 'demo-admin' } },
+    });
     await peer.client.connect(peer.recorder.tap(transport));
     const { tools } = await peer.client.listTools();
     expect(tools.map((tool) => tool.name)).toContain('reset_notes');

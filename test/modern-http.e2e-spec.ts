@@ -53,7 +53,8 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
     transport: 'http',
     connect: (options) => connectModernHttp(server.url, options),
     connectRounds: (options) => connectModernHttp(roundsUrl, options),
-    handlerCancelled: (tool) => waitFor(() => toolEvents.some((event) => event.name === tool && event.status === 'cancelled')),
+    handlerCancelled: (tool) =>
+      waitFor(() => toolEvents.some((event) => event.name === tool && event.status === 'cancelled')),
     handlerAborted: (_rounds, requestId) => waitFor(() => abortedCalls.ids.includes(requestId as string | number)),
   });
 
@@ -76,7 +77,9 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
         ]);
         expect(textOf(legacySummary)).toBe('Mild and dry. (model: test-model)');
         expect(textOf(modernSummary)).toBe('Mild and dry. (model: test-model)');
-        expect(legacyList.tools.map((tool) => tool.name).sort()).toEqual(modernList.tools.map((tool) => tool.name).sort());
+        expect(legacyList.tools.map((tool) => tool.name).sort()).toEqual(
+          modernList.tools.map((tool) => tool.name).sort(),
+        );
         // Legacy: a server-to-client request on the call's stream. Modern: an input_required result and a retry.
         expect(legacy.samplings).toEqual([expect.objectContaining({ maxTokens: 200 })]);
         expect(legacy.recorder.received.filter((r) => r.message.method === 'sampling/createMessage')).toHaveLength(1);
@@ -84,7 +87,10 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
         expect(modern.recorder.requestsSent('tools/call')).toHaveLength(2);
 
         // A change made through one era is seen by the other.
-        const added = await modern.client.callTool({ name: 'add_note', arguments: { title: 'Shared', body: 'both eras' } });
+        const added = await modern.client.callTool({
+          name: 'add_note',
+          arguments: { title: 'Shared', body: 'both eras' },
+        });
         const uri = (added.content as Array<{ uri: string }>)[0].uri;
         const read = await legacy.client.readResource({ uri });
         expect(read.contents[0]).toMatchObject({ text: expect.stringContaining('# Shared') });
@@ -105,7 +111,9 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
         let asked = 0;
         legacy.client.setRequestHandler(ElicitRequestSchema, async (request) => {
           legacy.elicitations.push(request.params);
-          return asked++ === 0 ? { action: 'accept', content: { city: 'Prague' } } : { action: 'accept', content: { confirm: true } };
+          return asked++ === 0
+            ? { action: 'accept', content: { city: 'Prague' } }
+            : { action: 'accept', content: { confirm: true } };
         });
         const result = await legacy.client.callTool({ name: 'plan_trip', arguments: { traveller: 'Ada' } });
         expect(textOf(result)).toMatch(/^Booked Prague for Ada, ref \w+\.$/);
@@ -124,7 +132,10 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
     async function serve(eras: Array<'legacy' | 'modern'>): Promise<{ url: string; close(): Promise<void> }> {
       const app = await NestFactory.create(roundsModule({ path: '/mcp' }, eras), { logger: false });
       await app.listen(0, '127.0.0.1');
-      return { url: `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/mcp`, close: () => app.close() };
+      return {
+        url: `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/mcp`,
+        close: () => app.close(),
+      };
     }
 
     it('a 2.x client in auto negotiation falls back to initialize on a legacy-only server; its handlers answer server requests', async () => {
@@ -135,10 +146,15 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
           expect(auto.client.getProtocolEra()).toBe('legacy');
           expect(auto.recorder.revision).toBe('2025-11-25');
           auto.elicitAnswer = (question): ElicitAnswer =>
-            String(question.params.message).startsWith('Where') ? { action: 'accept', content: { city: 'Rome' } } : { action: 'accept', content: { confirm: true } };
+            String(question.params.message).startsWith('Where')
+              ? { action: 'accept', content: { city: 'Rome' } }
+              : { action: 'accept', content: { confirm: true } };
           const result = await auto.client.callTool({ name: 'plan_trip', arguments: { traveller: 'Ada' } });
           expect(textOf(result)).toMatch(/^Booked Rome for Ada, ref \w+\.$/);
-          expect(auto.recorder.serverRequests().map((request) => request.method)).toEqual(['elicitation/create', 'elicitation/create']);
+          expect(auto.recorder.serverRequests().map((request) => request.method)).toEqual([
+            'elicitation/create',
+            'elicitation/create',
+          ]);
         } finally {
           await auto.close();
         }
@@ -155,7 +171,9 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
       const modernOnly = await serve(['modern']);
       try {
         const legacy = answeringClient();
-        await expect(legacy.client.connect(new StreamableHTTPClientTransport(new URL(modernOnly.url)))).rejects.toThrow();
+        await expect(
+          legacy.client.connect(new StreamableHTTPClientTransport(new URL(modernOnly.url))),
+        ).rejects.toThrow();
         await legacy.client.close();
         const auto = await connectModernHttp(modernOnly.url, { negotiation: 'auto' });
         try {
@@ -179,7 +197,10 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
         const subscription = await peer.client.listen({ resourceSubscriptions: ['notes://index'] });
         const closing = own.close();
         let timer: NodeJS.Timeout | undefined;
-        const outcome = await Promise.race([subscription.closed, new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), 5_000)))]);
+        const outcome = await Promise.race([
+          subscription.closed,
+          new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), 5_000))),
+        ]);
         clearTimeout(timer);
         expect(outcome).toBe('graceful');
         await closing;
@@ -201,7 +222,10 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
       try {
         // Without the tool definition the client sends no Mcp-Param-Region; the server refuses (-32020), the client
         // re-lists the tools and retries with the header.
-        const first = await peer.client.callTool({ name: 'regional_weather', arguments: { city: 'Oslo', region: 'Østlandet' } });
+        const first = await peer.client.callTool({
+          name: 'regional_weather',
+          arguments: { city: 'Oslo', region: 'Østlandet' },
+        });
         expect(textOf(first)).toBe('Sunny in Oslo (Østlandet).');
         const second = await peer.client.callTool({ name: 'regional_weather', arguments: { city: 'Bergen' } });
         expect(textOf(second)).toBe('Sunny in Bergen (no region).');
@@ -223,7 +247,12 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
             'mcp-name': 'regional_weather',
             ...headers,
           },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: META, name: 'regional_weather', arguments: args } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { _meta: META, name: 'regional_weather', arguments: args },
+          }),
         }).then(async (response) => ({ status: response.status, json: JSON.parse(await response.text()) }));
       const schema = WireSchema.for(MODERN);
       const cases: Array<[Record<string, unknown>, Record<string, string>, number]> = [
@@ -231,7 +260,11 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
         [{ city: 'Oslo', region: 'north' }, { 'mcp-param-region': 'south' }, 400],
         [{ city: 'Oslo' }, { 'mcp-param-region': 'north' }, 400],
         [{ city: 'Oslo', region: 'north' }, { 'mcp-param-region': 'north' }, 200],
-        [{ city: 'Oslo', region: ' padded ' }, { 'mcp-param-region': `=?base64?${Buffer.from(' padded ').toString('base64')}?=` }, 200],
+        [
+          { city: 'Oslo', region: ' padded ' },
+          { 'mcp-param-region': `=?base64?${Buffer.from(' padded ').toString('base64')}?=` },
+          200,
+        ],
         [{ city: 'Oslo' }, {}, 200],
       ];
       for (const [args, headers, status] of cases) {
@@ -262,7 +295,13 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
       });
       const text = await response.text();
       const json = (response.headers.get('content-type') ?? '').includes('text/event-stream')
-        ? JSON.parse(text.split('\n').filter((line) => line.startsWith('data:')).at(-1)!.slice(5))
+        ? JSON.parse(
+            text
+              .split('\n')
+              .filter((line) => line.startsWith('data:'))
+              .at(-1)!
+              .slice(5),
+          )
         : JSON.parse(text);
       expect(schema.check(json, method)).toEqual([]);
       return { status: response.status, headers: response.headers, json };
@@ -295,10 +334,18 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
     });
 
     it('answers server/discover with no session id', async () => {
-      const { status, headers, json } = await post({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META } });
+      const { status, headers, json } = await post({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'server/discover',
+        params: { _meta: META },
+      });
       expect(status).toBe(200);
       expect(headers.get('mcp-session-id')).toBeNull();
-      expect(json.result).toMatchObject({ resultType: 'complete', supportedVersions: expect.arrayContaining([MODERN]) });
+      expect(json.result).toMatchObject({
+        resultType: 'complete',
+        supportedVersions: expect.arrayContaining([MODERN]),
+      });
     });
 
     it('refuses a request whose _meta is missing or incomplete with -32602 and HTTP 400', async () => {
@@ -317,19 +364,32 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
 
     it('refuses an unsupported version with -32022 and HTTP 400, listing the supported ones', async () => {
       const { status, json } = await post(
-        { jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } } },
+        {
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'tools/list',
+          params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } },
+        },
         { 'mcp-protocol-version': '1900-01-01' },
       );
       expect(status).toBe(400);
       expect(json).toMatchObject({
         id: 4,
-        error: { code: -32022, data: { requested: '1900-01-01', supported: expect.arrayContaining([MODERN, '2025-11-25']) } },
+        error: {
+          code: -32022,
+          data: { requested: '1900-01-01', supported: expect.arrayContaining([MODERN, '2025-11-25']) },
+        },
       });
     });
 
     it('refuses server/discover itself at an unsupported version with -32022 (the stdio probe relies on it)', async () => {
       const { status, json } = await post(
-        { jsonrpc: '2.0', id: 41, method: 'server/discover', params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } } },
+        {
+          jsonrpc: '2.0',
+          id: 41,
+          method: 'server/discover',
+          params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } },
+        },
         { 'mcp-protocol-version': '1900-01-01' },
       );
       expect(status).toBe(400);
@@ -339,14 +399,24 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
     it.each(['no/such/method', 'ping', 'logging/setLevel', 'resources/subscribe'])(
       'answers %s (unknown, or removed in 2026-07-28) with -32601 and HTTP 404',
       async (method) => {
-        const { status, json } = await post({ jsonrpc: '2.0', id: 5, method, params: { _meta: META, level: 'info', uri: 'notes://index' } });
+        const { status, json } = await post({
+          jsonrpc: '2.0',
+          id: 5,
+          method,
+          params: { _meta: META, level: 'info', uri: 'notes://index' },
+        });
         expect(status).toBe(404);
         expect(json).toMatchObject({ id: 5, error: { code: -32601 } });
       },
     );
 
     it('refuses headers that do not match the body with -32020 and HTTP 400', async () => {
-      const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { _meta: META, name: 'forecast', arguments: { city: 'Oslo' } } };
+      const call = {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { _meta: META, name: 'forecast', arguments: { city: 'Oslo' } },
+      };
       const wrongMethod = await post(call, { 'mcp-method': 'tools/list', 'mcp-name': 'forecast' });
       expect(wrongMethod.status).toBe(400);
       expect(wrongMethod.json).toMatchObject({ error: { code: -32020 } });
@@ -384,7 +454,12 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
     async function refusal(body: string, headers: Record<string, string>) {
       const response = await fetch(server.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, ...headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN,
+          ...headers,
+        },
         body,
       });
       const text = await response.text();
@@ -420,7 +495,10 @@ describe('Streamable HTTP, modern era (2026-07-28), with the official SDK 2.x cl
     });
 
     it.each(['GET', 'DELETE'])('answers %s with MCP-Protocol-Version 2026-07-28 with 405', async (method) => {
-      const response = await fetch(server.url, { method, headers: { accept: 'text/event-stream', 'mcp-protocol-version': MODERN } });
+      const response = await fetch(server.url, {
+        method,
+        headers: { accept: 'text/event-stream', 'mcp-protocol-version': MODERN },
+      });
       await response.arrayBuffer();
       expect(response.status).toBe(405);
       expect(response.headers.get('allow') ?? '').toMatch(/POST/);

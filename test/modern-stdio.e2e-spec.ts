@@ -77,7 +77,8 @@ describe('stdio, modern era (2026-07-28): the demo server as a child process, wi
     transport: 'stdio',
     connect: (options) => connectModernStdio(DEMO, options),
     connectRounds: (options) => connectModernStdio(ROUNDS_STDIO, options),
-    handlerAborted: (rounds, requestId) => waitFor(() => rounds.stderr.includes(`handler aborted: ${JSON.stringify(requestId)}`)),
+    handlerAborted: (rounds, requestId) =>
+      waitFor(() => rounds.stderr.includes(`handler aborted: ${JSON.stringify(requestId)}`)),
   });
 
   describe('the envelope of a modern request (raw lines)', () => {
@@ -102,28 +103,49 @@ describe('stdio, modern era (2026-07-28): the demo server as a child process, wi
     });
 
     it('refuses a request without the required _meta fields with -32602', async () => {
-      const response = await server.request(2, 'tools/list', { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } });
+      const response = await server.request(2, 'tools/list', {
+        _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN },
+      });
       expect(response).toMatchObject({ id: 2, error: { code: -32602 } });
     });
 
     it('refuses an unsupported version with -32022, listing the supported ones', async () => {
-      const response = await server.request(3, 'tools/list', { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } });
+      const response = await server.request(3, 'tools/list', {
+        _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '1900-01-01' },
+      });
       expect(response).toMatchObject({
         id: 3,
-        error: { code: -32022, data: { requested: '1900-01-01', supported: expect.arrayContaining([MODERN, '2025-11-25']) } },
+        error: {
+          code: -32022,
+          data: { requested: '1900-01-01', supported: expect.arrayContaining([MODERN, '2025-11-25']) },
+        },
       });
     });
 
     it('refuses server/discover itself at an unsupported version with -32022, so a probing client does not fall back', async () => {
-      const response = await server.request(31, 'server/discover', { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } });
-      expect(response).toMatchObject({ id: 31, error: { code: -32022, data: { requested: '1900-01-01', supported: expect.arrayContaining([MODERN]) } } });
+      const response = await server.request(31, 'server/discover', {
+        _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '1900-01-01' },
+      });
+      expect(response).toMatchObject({
+        id: 31,
+        error: { code: -32022, data: { requested: '1900-01-01', supported: expect.arrayContaining([MODERN]) } },
+      });
     });
 
     it('answers an unknown method, and those removed in 2026-07-28, with -32601', async () => {
-      expect(await server.request(4, 'no/such/method', { _meta: META })).toMatchObject({ id: 4, error: { code: -32601 } });
+      expect(await server.request(4, 'no/such/method', { _meta: META })).toMatchObject({
+        id: 4,
+        error: { code: -32601 },
+      });
       expect(await server.request(5, 'ping', { _meta: META })).toMatchObject({ id: 5, error: { code: -32601 } });
-      expect(await server.request(51, 'logging/setLevel', { _meta: META, level: 'info' })).toMatchObject({ id: 51, error: { code: -32601 } });
-      expect(await server.request(52, 'resources/subscribe', { _meta: META, uri: 'notes://index' })).toMatchObject({ id: 52, error: { code: -32601 } });
+      expect(await server.request(51, 'logging/setLevel', { _meta: META, level: 'info' })).toMatchObject({
+        id: 51,
+        error: { code: -32601 },
+      });
+      expect(await server.request(52, 'resources/subscribe', { _meta: META, uri: 'notes://index' })).toMatchObject({
+        id: 52,
+        error: { code: -32601 },
+      });
     });
 
     it('serves modern requests statelessly: each carries its own capabilities', async () => {
@@ -133,8 +155,15 @@ describe('stdio, modern era (2026-07-28): the demo server as a child process, wi
         name: 'delete_note',
         arguments: { id: 'welcome' },
       });
-      expect(asked.result).toMatchObject({ resultType: 'input_required', inputRequests: { confirm: { method: 'elicitation/create' } } });
-      const refused = await server.request(7, 'tools/call', { _meta: META, name: 'delete_note', arguments: { id: 'welcome' } });
+      expect(asked.result).toMatchObject({
+        resultType: 'input_required',
+        inputRequests: { confirm: { method: 'elicitation/create' } },
+      });
+      const refused = await server.request(7, 'tools/call', {
+        _meta: META,
+        name: 'delete_note',
+        arguments: { id: 'welcome' },
+      });
       expect(refused).toMatchObject({ id: 7, error: { code: -32021 } });
     });
   });

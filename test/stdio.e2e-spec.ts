@@ -23,20 +23,31 @@ describe('stdio: the demo server as a child process, with the official SDK 1.x c
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'forecast', arguments: { city: 'Oslo' } } });
     child.stdin.write('not json\n');
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     child.stdin.end();
     expect(await exited).toBe(0);
-    const lines = stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const lines = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     // The parse error is answered at once, the requests when their handlers finish: order is not fixed.
     expect(lines).toHaveLength(3);
     expect(lines).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ id: 1, result: expect.objectContaining({ protocolVersion: '2025-11-25' }) }),
-        expect.objectContaining({ id: 2, result: expect.objectContaining({ structuredContent: expect.objectContaining({ city: 'Oslo' }) }) }),
+        expect.objectContaining({
+          id: 2,
+          result: expect.objectContaining({ structuredContent: expect.objectContaining({ city: 'Oslo' }) }),
+        }),
         { jsonrpc: '2.0', error: expect.objectContaining({ code: -32700 }) },
       ]),
     );

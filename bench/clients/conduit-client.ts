@@ -12,7 +12,15 @@ export interface BenchClient {
 }
 
 export async function openConduitClient(transport: McpServerConfig['transport']): Promise<BenchClient> {
-  @Module({ imports: [McpClientModule.forRoot({ name: 'bench-client', version: '1', servers: [{ id: 'bench', transport, era: 'legacy' }] })] })
+  @Module({
+    imports: [
+      McpClientModule.forRoot({
+        name: 'bench-client',
+        version: '1',
+        servers: [{ id: 'bench', transport, era: 'legacy' }],
+      }),
+    ],
+  })
   class BenchClientModule {}
 
   const app = await NestFactory.createApplicationContext(BenchClientModule, { logger: false });

@@ -8,7 +8,10 @@ const root = path.resolve(__dirname, '..', '..');
 
 function buildServers() {
   const tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
-  const r = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'bench', 'tsconfig.json'), '--noCheck'], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'bench', 'tsconfig.json'), '--noCheck'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`tsc failed:\n${r.stdout}${r.stderr}`);
 }
 

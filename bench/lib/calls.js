@@ -24,7 +24,12 @@ async function closedLoop(call, text, inflight, seconds) {
   const start = performance.now();
   await Promise.all(Array.from({ length: inflight }, caller));
   const elapsed = (performance.now() - start) / 1000;
-  return { cps: Math.round(total / elapsed), total, errors, firstError: firstError && String(firstError.message || firstError).slice(0, 300) };
+  return {
+    cps: Math.round(total / elapsed),
+    total,
+    errors,
+    firstError: firstError && String(firstError.message || firstError).slice(0, 300),
+  };
 }
 
 module.exports = { closedLoop };

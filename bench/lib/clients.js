@@ -29,12 +29,21 @@ async function openSdk(target) {
   if (target.type === 'stdio') {
     const { StdioClientTransport, getDefaultEnvironment } = require('@modelcontextprotocol/client/stdio');
     const cmd = stdioCommand(target.server);
-    transport = new StdioClientTransport({ command: cmd.command, args: cmd.args, cwd: cmd.cwd, env: { ...getDefaultEnvironment(), ...cmd.env } });
+    transport = new StdioClientTransport({
+      command: cmd.command,
+      args: cmd.args,
+      cwd: cmd.cwd,
+      env: { ...getDefaultEnvironment(), ...cmd.env },
+    });
   } else {
     transport = new StreamableHTTPClientTransport(new URL(target.url));
   }
   await client.connect(transport);
-  return { call: (text) => client.callTool({ name: 'echo', arguments: { text } }), pid: transport.pid ?? undefined, close: () => client.close() };
+  return {
+    call: (text) => client.callTool({ name: 'echo', arguments: { text } }),
+    pid: transport.pid ?? undefined,
+    close: () => client.close(),
+  };
 }
 
 /** Opens client `kind` ('raw' | 'conduit' | 'sdk') against `target`; the returned close() also reaps a stdio child. */
@@ -44,7 +53,9 @@ async function openClient(kind, target) {
     opened = target.type === 'stdio' ? await openRawStdio(stdioCommand(target.server)) : await openRawHttp(target.url);
   } else if (kind === 'conduit') {
     const { openConduitClient } = requireCompiled('clients/conduit-client.js');
-    opened = await openConduitClient(target.type === 'stdio' ? { type: 'stdio', ...stdioCommand(target.server) } : { type: 'http', url: target.url });
+    opened = await openConduitClient(
+      target.type === 'stdio' ? { type: 'stdio', ...stdioCommand(target.server) } : { type: 'http', url: target.url },
+    );
   } else if (kind === 'sdk') {
     opened = await openSdk(target);
   } else {

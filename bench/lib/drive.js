@@ -18,14 +18,17 @@ async function main() {
   try {
     const probe = await client.call(TEXT);
     const text = probe && Array.isArray(probe.content) && probe.content[0] && probe.content[0].text;
-    if (text !== TEXT || probe.isError) throw new Error(`probe: unexpected answer ${JSON.stringify(probe).slice(0, 300)}`);
+    if (text !== TEXT || probe.isError)
+      throw new Error(`probe: unexpected answer ${JSON.stringify(probe).slice(0, 300)}`);
     await closedLoop(client.call, TEXT, Math.max(...spec.inflight), spec.warmup);
     const rows = [];
     for (const inflight of spec.inflight) {
       const runs = [];
       for (let i = 0; i < (spec.runs ?? 2); i++) {
         const r = await closedLoop(client.call, TEXT, inflight, spec.duration);
-        log(`in flight ${inflight} run ${i + 1}: ${r.cps} calls/s, ${r.errors} errors${r.firstError ? ` (${r.firstError})` : ''}`);
+        log(
+          `in flight ${inflight} run ${i + 1}: ${r.cps} calls/s, ${r.errors} errors${r.firstError ? ` (${r.firstError})` : ''}`,
+        );
         runs.push(r);
       }
       rows.push({ inflight, runs });

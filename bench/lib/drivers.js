@@ -22,7 +22,11 @@ function drive(spec, { log, timeoutMs } = {}) {
   const flags = ['--no-warnings', ...(process.env.BENCH_DRIVER_FLAGS || '').split(' ').filter(Boolean)];
   const nodeArgs = [...flags, path.join(__dirname, 'drive.js'), JSON.stringify(spec)];
   const [cmd, args] = pinning ? ['taskset', ['-c', '1', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
-  const child = spawn(cmd, args, { cwd: root, env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(cmd, args, {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   live.add(child);
   let out = '';
   let err = '';
@@ -54,7 +58,11 @@ function drive(spec, { log, timeoutMs } = {}) {
       live.delete(child);
       const m = /^RESULT (.*)$/m.exec(out);
       if (code === 0 && m) return resolve(JSON.parse(m[1]));
-      reject(new Error(`driver ${spec.client} → ${spec.target.server || spec.target.url} exited with ${code ?? signal}: ${err.trim().split('\n').slice(-5).join(' | ')}`));
+      reject(
+        new Error(
+          `driver ${spec.client} → ${spec.target.server || spec.target.url} exited with ${code ?? signal}: ${err.trim().split('\n').slice(-5).join(' | ')}`,
+        ),
+      );
     });
   });
 }

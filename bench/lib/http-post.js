@@ -10,12 +10,18 @@ function post(url, headers, body, agent, timeoutMs = 30_000) {
 
 function send(method, url, headers, body = '', agent, timeoutMs = 30_000) {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      { method, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${url}: no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end(body);

@@ -48,7 +48,12 @@ async function openSessions(url, agent, count, concurrency) {
 
 /** One echo tools/call on a session; true when answered correctly (false: the session is gone). */
 async function callEcho(url, agent, id, n = 1) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'echo', arguments: { text: 'alive' } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: n,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'alive' } },
+  });
   const r = await post(url, sessionHeaders(id), body, agent);
   return r.status === 200 && r.text.includes('"text":"alive"');
 }

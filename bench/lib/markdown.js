@@ -14,7 +14,10 @@ function table(head, rows, align) {
 
 /** The Markdown line of a section's targets. */
 function targetLines(targets) {
-  return targets.map((t) => `- Target "${t.target}": ${t.value == null ? 'not measured' : t.value} (threshold ${t.threshold}) — ${t.met ? 'met' : 'NOT met'}`);
+  return targets.map(
+    (t) =>
+      `- Target "${t.target}": ${t.value == null ? 'not measured' : t.value} (threshold ${t.threshold}) — ${t.met ? 'met' : 'NOT met'}`,
+  );
 }
 
 module.exports = { table, targetLines };

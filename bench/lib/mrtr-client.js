@@ -5,7 +5,10 @@ const { post, jsonRpcOf } = require('./http-post');
 
 const MODERN = '2026-07-28';
 // The client declares form elicitation, or a server must refuse the question (-32021).
-const META = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
 let nextId = 1;
 
 const headersFor = (name) => ({
@@ -17,7 +20,12 @@ const headersFor = (name) => ({
 });
 
 async function call(url, agent, name, params) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name, ...params, _meta: META } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: nextId++,
+    method: 'tools/call',
+    params: { name, ...params, _meta: META },
+  });
   const r = await post(url, headersFor(name), body, agent);
   const msg = r.status === 200 ? jsonRpcOf(r.text) : undefined;
   if (!msg || !msg.result) throw new Error(`${name}: HTTP ${r.status} ${r.text.slice(0, 200)}`);
@@ -36,11 +44,13 @@ async function echo(url, agent) {
 async function askRoundTrip(url, agent, answer = 'yes') {
   const args = { arguments: { text: 'Proceed?' } };
   const first = await call(url, agent, 'ask', args);
-  if (first.resultType !== 'input_required' || !first.inputRequests || !first.inputRequests.q) throw new Error(`ask round 1: ${JSON.stringify(first).slice(0, 200)}`);
+  if (first.resultType !== 'input_required' || !first.inputRequests || !first.inputRequests.q)
+    throw new Error(`ask round 1: ${JSON.stringify(first).slice(0, 200)}`);
   const retry = { ...args, inputResponses: { q: { action: 'accept', content: { answer } } } };
   if (first.requestState !== undefined) retry.requestState = first.requestState;
   const second = await call(url, agent, 'ask', retry);
-  if (second.resultType !== 'complete' || textOf(second) !== answer) throw new Error(`ask round 2: ${JSON.stringify(second).slice(0, 200)}`);
+  if (second.resultType !== 'complete' || textOf(second) !== answer)
+    throw new Error(`ask round 2: ${JSON.stringify(second).slice(0, 200)}`);
 }
 
 module.exports = { echo, askRoundTrip };

@@ -17,7 +17,10 @@ function requestShape(era, method, sessionId, text = TEXT) {
   const params = method === 'tools/call' ? { name: 'echo', arguments: { text } } : {};
   const headers = baseHeaders();
   if (era === 'modern') {
-    params._meta = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} };
+    params._meta = {
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
     headers['mcp-protocol-version'] = MODERN;
     headers['mcp-method'] = method;
     if (method === 'tools/call') headers['mcp-name'] = 'echo';
@@ -55,7 +58,11 @@ async function openLegacySession(url) {
 /** One request checked for a correct answer before loading the server. */
 async function probe(url, shape, method) {
   const r = await post(url, shape.headers, shape.body(1));
-  const ok = r.status === 200 && (method === 'tools/call' ? r.text.includes(`"text":"${TEXT}"`) && !r.text.includes('"isError":true') : r.text.includes('"tools"'));
+  const ok =
+    r.status === 200 &&
+    (method === 'tools/call'
+      ? r.text.includes(`"text":"${TEXT}"`) && !r.text.includes('"isError":true')
+      : r.text.includes('"tools"'));
   if (!ok) throw new Error(`probe ${method}: HTTP ${r.status} ${r.text.slice(0, 400)}`);
   return r;
 }

@@ -5,7 +5,11 @@ const http = require('node:http');
 const { post } = require('./http-post');
 
 const LEGACY = '2025-11-25';
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LEGACY };
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': LEGACY,
+};
 
 /** Resolves { call(text), close() } against `url` after initialize + notifications/initialized. */
 async function openRawHttp(url) {
@@ -18,10 +22,16 @@ async function openRawHttp(url) {
     if (answer.error) throw new Error(`JSON-RPC error ${answer.error.code}: ${answer.error.message}`);
     return answer.result;
   };
-  await send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'bench-raw', version: '1' } } });
+  await send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'bench-raw', version: '1' } },
+  });
   await send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return {
-    call: (text) => send({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'echo', arguments: { text } } }),
+    call: (text) =>
+      send({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'echo', arguments: { text } } }),
     close: async () => agent.destroy(),
   };
 }

@@ -62,7 +62,11 @@ async function openRawStdio({ command, args, cwd, env }) {
       child.stdin.end(); // servers exit when stdin ends
     });
   try {
-    await request('initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'bench-raw', version: '1' } });
+    await request('initialize', {
+      protocolVersion: LEGACY,
+      capabilities: {},
+      clientInfo: { name: 'bench-raw', version: '1' },
+    });
     child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
   } catch (error) {
     child.kill('SIGKILL');

@@ -24,15 +24,26 @@ function addRatios(rows) {
 function httpTargets(rows, lists) {
   const targets = [];
   const row = (id, c) => rows.find((r) => r.id === id && r.concurrency === c && r.runs.length);
-  for (const [id, name] of [['conduit-modern', 'modern'], ['conduit-legacy', 'legacy']]) {
+  for (const [id, name] of [
+    ['conduit-modern', 'modern'],
+    ['conduit-legacy', 'legacy'],
+  ]) {
     const r = row(id, 16);
     const value = r ? r.ratioRaw : null;
-    targets.push({ target: `tools/call ${name} (guard + interceptor) ≥ 0.50 × raw at concurrency 16`, value, threshold: 0.5, met: value != null && value >= 0.5 });
+    targets.push({
+      target: `tools/call ${name} (guard + interceptor) ≥ 0.50 × raw at concurrency 16`,
+      value,
+      threshold: 0.5,
+      met: value != null && value >= 0.5,
+    });
   }
   const meanP99 = (r) => r.runs.reduce((s, x) => s + x.p99, 0) / r.runs.length;
   const peers = rows.filter((r) => r.group === 'peer' && r.concurrency === 64 && r.runs.length);
   const bestPeerP99 = peers.length ? Math.min(...peers.map(meanP99)) : null;
-  for (const [id, name] of [['conduit-modern', 'modern'], ['conduit-legacy', 'legacy']]) {
+  for (const [id, name] of [
+    ['conduit-modern', 'modern'],
+    ['conduit-legacy', 'legacy'],
+  ]) {
     const r = row(id, 64);
     const value = r && bestPeerP99 != null ? meanP99(r) : null;
     targets.push({
@@ -45,7 +56,12 @@ function httpTargets(rows, lists) {
   const five = lists.find((l) => l.id === 'conduit-list-5');
   const fifty = lists.find((l) => l.id === 'conduit-list-50');
   const value = five && fifty ? mean(fifty.runs) / mean(five.runs) : null;
-  targets.push({ target: 'tools/list with 50 tools ≥ 0.8 × tools/list with 5 tools', value, threshold: 0.8, met: value != null && value >= 0.8 });
+  targets.push({
+    target: 'tools/list with 50 tools ≥ 0.8 × tools/list with 5 tools',
+    value,
+    threshold: 0.8,
+    met: value != null && value >= 0.8,
+  });
   return targets;
 }
 
@@ -58,7 +74,9 @@ function markdown(result) {
       `warm-up ${meta.warmupS} s, ${meta.durationS} s per run, two runs per row. tools/call \`echo\` over Streamable HTTP on 127.0.0.1.`,
     '',
   );
-  out.push('| server | conc. | req/s (run 1 / run 2) | p50 ms | p99 ms | errors / non-2xx | RSS MB | × raw | × best peer |');
+  out.push(
+    '| server | conc. | req/s (run 1 / run 2) | p50 ms | p99 ms | errors / non-2xx | RSS MB | × raw | × best peer |',
+  );
   out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const runs = r.runs;
@@ -82,8 +100,15 @@ function markdown(result) {
   for (const section of sections) out.push('', section.markdown.trimEnd());
   if (targets.length) {
     const met = targets.filter((t) => t.met).length;
-    out.push('', `## Targets (${met} of ${targets.length} met)`, '', '| target | measured | threshold | met |', '|---|---:|---:|:---:|');
-    for (const t of targets) out.push(`| ${t.target} | ${fmt(t.value)} | ${t.threshold ?? '—'} | ${t.met ? 'yes' : '**no**'} |`);
+    out.push(
+      '',
+      `## Targets (${met} of ${targets.length} met)`,
+      '',
+      '| target | measured | threshold | met |',
+      '|---|---:|---:|:---:|',
+    );
+    for (const t of targets)
+      out.push(`| ${t.target} | ${fmt(t.value)} | ${t.threshold ?? '—'} | ${t.met ? 'yes' : '**no**'} |`);
   }
   if (skipped.length) {
     out.push('', 'Skipped:', '');

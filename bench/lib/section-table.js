@@ -9,7 +9,10 @@ const fmt = (x, d = 2) => (x == null || Number.isNaN(x) ? '—' : x.toFixed(d));
 
 /** rows: [{ label, inflight, runs, ratio, note }]; `ratioHeader` names the last column. */
 function table(rows, ratioHeader) {
-  const out = [`| scenario | in flight | calls/s (run 1 / run 2) | errors | ${ratioHeader} |`, '|---|---:|---:|---:|---:|'];
+  const out = [
+    `| scenario | in flight | calls/s (run 1 / run 2) | errors | ${ratioHeader} |`,
+    '|---|---:|---:|---:|---:|',
+  ];
   for (const r of rows) {
     const runs = r.runs || [];
     const figures = runs.length ? runs.map((x) => x.cps).join(' / ') : `— (${r.note || 'not measured'})`;

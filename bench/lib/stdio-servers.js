@@ -9,7 +9,9 @@ function stdioCommand(file) {
   const servers = path.join(root, 'bench', 'servers');
   const script = file.endsWith('.ts') ? [path.join(servers, 'boot.js'), file.slice(0, -3)] : [path.join(servers, file)];
   const nodeArgs = [...(process.env.BENCH_NODE_FLAGS || '').split(' ').filter(Boolean), ...script];
-  const [command, args] = pinning ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  const [command, args] = pinning
+    ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]]
+    : [process.execPath, nodeArgs];
   // Clients that pass only a safelisted environment to their child get NODE_ENV explicitly.
   return { command, args, cwd: root, env: { NODE_ENV: 'production' } };
 }

@@ -42,7 +42,8 @@ module.exports = {
       if (http) await stopServer(http.child);
     }
 
-    const runsOf = (transport, client, inflight) => (results[transport][client].rows || []).find((r) => r.inflight === inflight)?.runs;
+    const runsOf = (transport, client, inflight) =>
+      (results[transport][client].rows || []).find((r) => r.inflight === inflight)?.runs;
     const rows = [];
     const ratioAt32 = {};
     for (const transport of ['stdio', 'http']) {
@@ -55,7 +56,16 @@ module.exports = {
           const ratio = m != null && sdk ? m / sdk : null;
           if (c.id === 'conduit' && inflight === 32) ratioAt32[transport] = ratio;
           const note = results[transport][c.id].error?.split('\n')[0].slice(0, 120);
-          rows.push({ transport, client: c.id, label: `${c.label} → ${server} (${transport})`, inflight, runs, meanCps: m, ratio, note });
+          rows.push({
+            transport,
+            client: c.id,
+            label: `${c.label} → ${server} (${transport})`,
+            inflight,
+            runs,
+            meanCps: m,
+            ratio,
+            note,
+          });
         }
       }
     }
@@ -69,10 +79,10 @@ module.exports = {
       `tools/call \`echo\` from each client, closed loop: 1 or 32 calls in flight, ${duration} s per run after a ${warmup} s warm-up, two runs per row, interleaved (run 1 of every client, then run 2); ` +
         'each client in its own process (CPU 1 when pinned), the server on CPU 0. Both clients in the legacy era (2025-11-25): conduit `McpClient` ' +
         "(`McpClientModule.forRoot`, era 'legacy') and `@modelcontextprotocol/client` 2.x `Client` (its default). Servers: `servers/raw-stdio.js` " +
-        '(spawned by the client) and `servers/raw-http.js` (Streamable HTTP, JSON answers, no session; the SDK client\'s GET stream gets 405). ' +
+        "(spawned by the client) and `servers/raw-http.js` (Streamable HTTP, JSON answers, no session; the SDK client's GET stream gets 405). " +
         'Reference rows: `lib/raw-stdio-client.js` and `lib/raw-http-client.js` (one `node:http` keep-alive POST per call; the SDK client uses the global `fetch`, ' +
         "conduit's its own `node:http` fetch). " +
-        '`× SDK client` = mean calls/s over the SDK client\'s on the same transport and in-flight count.',
+        "`× SDK client` = mean calls/s over the SDK client's on the same transport and in-flight count.",
       '',
       table(rows, '× SDK client'),
       '',
@@ -82,6 +92,10 @@ module.exports = {
       ...targets.map(targetLine),
       '',
     ].join('\n');
-    return { markdown, json: { warmupS: warmup, durationS: duration, inflight: INFLIGHT, rows, ratioAt32, results }, targets };
+    return {
+      markdown,
+      json: { warmupS: warmup, durationS: duration, inflight: INFLIGHT, rows, ratioAt32, results },
+      targets,
+    };
   },
 };

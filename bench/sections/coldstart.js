@@ -33,7 +33,13 @@ const SERVERS = [
       check: (text) => text === JSON.stringify({ text: TEXT }),
     }),
   },
-  { id: 'sdk', label: 'SDK 2.x (sdk.js, createMcpHandler, modern)', file: 'sdk.js', env: { BENCH_MODE: 'modern' }, request: mcpRequest },
+  {
+    id: 'sdk',
+    label: 'SDK 2.x (sdk.js, createMcpHandler, modern)',
+    file: 'sdk.js',
+    env: { BENCH_MODE: 'modern' },
+    request: mcpRequest,
+  },
   { id: 'raw', label: 'raw node:http (raw-http.js)', file: 'raw-http.js', request: mcpRequest },
 ];
 
@@ -73,7 +79,9 @@ module.exports = {
         for (const spec of SERVERS) {
           const r = await oneStart(spec);
           results[spec.id][run].push(r);
-          log(`coldstart ${spec.id} run ${run + 1} #${i + 1}: READY ${round(r.ready)} ms, answered ${round(r.answered)} ms`);
+          log(
+            `coldstart ${spec.id} run ${run + 1} #${i + 1}: READY ${round(r.ready)} ms, answered ${round(r.answered)} ms`,
+          );
         }
       }
     }
@@ -86,7 +94,9 @@ module.exports = {
       (both(s.id, 'answered') / both('bare-nest', 'answered')).toFixed(2),
     ]);
     const ratio = round(both('conduit', 'answered') / both('bare-nest', 'answered'), 2);
-    const targets = [{ target: "cold start ≤ 1.5 × a bare Nest app's", value: ratio, threshold: 1.5, met: ratio <= 1.5 }];
+    const targets = [
+      { target: "cold start ≤ 1.5 × a bare Nest app's", value: ratio, threshold: 1.5, met: ratio <= 1.5 },
+    ];
     const markdown = [
       `## Cold start`,
       '',

@@ -12,7 +12,12 @@ const CONCURRENCY = 16;
 // Both servers register `ask` only with BENCH_MRTR=1 (sdk.js: inputRequired / inputResponse of the 2.x SDK).
 const SERVERS = [
   { id: 'conduit', label: 'this project (ctx.input.elicit)', file: 'conduit.ts', env: { BENCH_MRTR: '1' } },
-  { id: 'sdk', label: 'SDK 2.x createMcpHandler (inputRequired)', file: 'sdk.js', env: { BENCH_MODE: 'modern', BENCH_MRTR: '1' } },
+  {
+    id: 'sdk',
+    label: 'SDK 2.x createMcpHandler (inputRequired)',
+    file: 'sdk.js',
+    env: { BENCH_MODE: 'modern', BENCH_MRTR: '1' },
+  },
 ];
 
 async function measure(spec, warmupS, seconds, log) {
@@ -20,7 +25,8 @@ async function measure(spec, warmupS, seconds, log) {
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     try {
       const plainRun = (s) => runLoops({ concurrency: CONCURRENCY, seconds: s, iteration: () => echo(url, agent) });
-      const mrtrRun = (s) => runLoops({ concurrency: CONCURRENCY, seconds: s, iteration: () => askRoundTrip(url, agent) });
+      const mrtrRun = (s) =>
+        runLoops({ concurrency: CONCURRENCY, seconds: s, iteration: () => askRoundTrip(url, agent) });
       await askRoundTrip(url, agent); // correctness first: throws with the server's answer
       await plainRun(warmupS);
       await mrtrRun(warmupS);
@@ -30,7 +36,9 @@ async function measure(spec, warmupS, seconds, log) {
       for (let i = 0; i < 2; i++) {
         plain.push(await plainRun(seconds));
         mrtr.push(await mrtrRun(seconds));
-        log(`mrtr ${spec.id} run ${i + 1}: plain ${plain[i].rate}/s (err ${plain[i].errors}), round trips ${mrtr[i].rate}/s (err ${mrtr[i].errors}${mrtr[i].firstError ? `: ${mrtr[i].firstError}` : ''})`);
+        log(
+          `mrtr ${spec.id} run ${i + 1}: plain ${plain[i].rate}/s (err ${plain[i].errors}), round trips ${mrtr[i].rate}/s (err ${mrtr[i].errors}${mrtr[i].firstError ? `: ${mrtr[i].firstError}` : ''})`,
+        );
       }
       return { plain, mrtr };
     } finally {
@@ -73,7 +81,18 @@ module.exports = {
         `retry with the accepted answer → \`complete\` with the answer echoed; every answer checked. ${CONCURRENCY} keep-alive loops ` +
         `(node:http Agent), warm-up ${warmupS} s each, two ${seconds} s runs, plain and MRTR interleaved. No target.`,
       '',
-      table(['server', 'round trips/s (run 1 / run 2)', 'p99 ms', 'plain tools/call/s (run 1 / run 2)', 'p99 ms', 'errors (MRTR / plain)', 'round trips ÷ plain calls'], rows),
+      table(
+        [
+          'server',
+          'round trips/s (run 1 / run 2)',
+          'p99 ms',
+          'plain tools/call/s (run 1 / run 2)',
+          'p99 ms',
+          'errors (MRTR / plain)',
+          'round trips ÷ plain calls',
+        ],
+        rows,
+      ),
       '',
       'A round trip is two HTTP requests, so 0.5 would mean the round trip costs nothing beyond its second request.',
       '',

@@ -81,7 +81,15 @@ module.exports = {
       '',
       `tools/call \`echo\` with a 10 KB and a 100 KB \`text\` argument (echoed back), concurrency 16, warm-up ${warmupS} s, two runs of ${seconds} s. No target.`,
       '',
-      table(['text', 'server', 'req/s (run 1 / run 2)', 'p99 ms', 'errors / non-2xx', 'RSS MB', '× raw'], rows, ['l', 'l', 'r', 'r', 'r', 'r', 'r']),
+      table(['text', 'server', 'req/s (run 1 / run 2)', 'p99 ms', 'errors / non-2xx', 'RSS MB', '× raw'], rows, [
+        'l',
+        'l',
+        'r',
+        'r',
+        'r',
+        'r',
+        'r',
+      ]),
       ...(skipped.length ? ['', 'Skipped:', '', ...skipped.map((s) => `- ${s}`)] : []),
       '',
     ].join('\n');

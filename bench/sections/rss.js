@@ -11,7 +11,13 @@ const { table, targetLines } = require('../lib/markdown');
 const SERVERS = [
   { id: 'conduit-modern', label: 'this project, modern', file: 'conduit.ts', era: 'modern', self: true },
   { id: 'conduit-legacy', label: 'this project, legacy (1 session)', file: 'conduit.ts', era: 'legacy', self: true },
-  { id: 'sdk-modern', label: 'SDK 2.x modern (comparison)', file: 'sdk.js', env: { BENCH_MODE: 'modern' }, era: 'modern' },
+  {
+    id: 'sdk-modern',
+    label: 'SDK 2.x modern (comparison)',
+    file: 'sdk.js',
+    env: { BENCH_MODE: 'modern' },
+    era: 'modern',
+  },
 ];
 
 async function measure(spec, seconds, everyS, warmupS) {
@@ -21,7 +27,10 @@ async function measure(spec, seconds, everyS, warmupS) {
     await probe(url, shape, 'tools/call');
     const samples = [{ t: 0, mb: rssMb(started.pid) }];
     const t0 = performance.now();
-    const timer = setInterval(() => samples.push({ t: round((performance.now() - t0) / 1000), mb: rssMb(started.pid) }), everyS * 1000);
+    const timer = setInterval(
+      () => samples.push({ t: round((performance.now() - t0) / 1000), mb: rssMb(started.pid) }),
+      everyS * 1000,
+    );
     let r;
     try {
       r = await load(url, shape, 16, seconds);
@@ -61,8 +70,19 @@ module.exports = {
       try {
         const r = await measure(spec, seconds, everyS, warmupS);
         json.servers[spec.id] = r;
-        log(`rss ${spec.id}: ${r.samples.map((s) => s.mb).join(' ')} MB; ${r.load.rps} req/s, err ${r.load.errors} non2xx ${r.load.non2xx}`);
-        rows.push([spec.label, r.load.rps, `${r.load.errors} / ${r.load.non2xx}`, `${r.min} – ${r.max}`, r.warm, r.end, `${r.growthPct} %`, `${r.maxGrowthPct} %`]);
+        log(
+          `rss ${spec.id}: ${r.samples.map((s) => s.mb).join(' ')} MB; ${r.load.rps} req/s, err ${r.load.errors} non2xx ${r.load.non2xx}`,
+        );
+        rows.push([
+          spec.label,
+          r.load.rps,
+          `${r.load.errors} / ${r.load.non2xx}`,
+          `${r.min} – ${r.max}`,
+          r.warm,
+          r.end,
+          `${r.growthPct} %`,
+          `${r.maxGrowthPct} %`,
+        ]);
         if (spec.self) targets.push({ target, value: r.growthPct, threshold: 5, met: r.growthPct <= 5 });
       } catch (error) {
         log(`rss ${spec.id}: ${error.message}`);
@@ -76,7 +96,19 @@ module.exports = {
       '',
       `autocannon tools/call \`echo\`, concurrency 16, ${seconds} s per server; RSS sampled every ${everyS} s. Warm-up = the first ${warmupS} s.`,
       '',
-      table(['server', 'req/s', 'errors / non-2xx', 'RSS min – max MB', `RSS at ${warmupS} s MB`, 'RSS at end MB', 'growth after warm-up', 'max growth after warm-up'], rows),
+      table(
+        [
+          'server',
+          'req/s',
+          'errors / non-2xx',
+          'RSS min – max MB',
+          `RSS at ${warmupS} s MB`,
+          'RSS at end MB',
+          'growth after warm-up',
+          'max growth after warm-up',
+        ],
+        rows,
+      ),
       '',
       ...targetLines(targets),
       '',

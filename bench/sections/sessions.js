@@ -13,7 +13,12 @@ const CONCURRENCY = 32;
 const SERVERS = [
   { id: 'conduit-legacy', label: 'this project (conduit.ts), legacy', file: 'conduit.ts', self: true },
   // sdk.js legacy keeps one McpServer + NodeStreamableHTTPServerTransport per session in a Map: it can hold many.
-  { id: 'sdk-legacy', label: 'SDK 2.x sessionful (sdk.js BENCH_MODE=legacy)', file: 'sdk.js', env: { BENCH_MODE: 'legacy' } },
+  {
+    id: 'sdk-legacy',
+    label: 'SDK 2.x sessionful (sdk.js BENCH_MODE=legacy)',
+    file: 'sdk.js',
+    env: { BENCH_MODE: 'legacy' },
+  },
 ];
 
 async function measure(spec, count, log) {
@@ -33,11 +38,24 @@ async function measure(spec, count, log) {
       await sleep(2000);
       const after = rssMb(started.pid);
       // Are they still there? Call 20 sessions spread over the opening order (first and last included).
-      const sample = [...new Set(Array.from({ length: 20 }, (_, i) => opened.ids[Math.round((i * (opened.ids.length - 1)) / 19)]))].filter(Boolean);
+      const sample = [
+        ...new Set(Array.from({ length: 20 }, (_, i) => opened.ids[Math.round((i * (opened.ids.length - 1)) / 19)])),
+      ].filter(Boolean);
       let alive = 0;
       for (const id of sample) if (await callEcho(url, agent, id)) alive++;
       const rssAfterCalls = rssMb(started.pid);
-      return { count, opened: opened.ids.length, refused: opened.refused, firstError: opened.firstError, openMs: Math.round(opened.ms), before, after, rssAfterCalls, alive, sampled: sample.length };
+      return {
+        count,
+        opened: opened.ids.length,
+        refused: opened.refused,
+        firstError: opened.firstError,
+        openMs: Math.round(opened.ms),
+        before,
+        after,
+        rssAfterCalls,
+        alive,
+        sampled: sample.length,
+      };
     } finally {
       agent.destroy();
     }
@@ -88,7 +106,19 @@ module.exports = {
         `150 sessions opened, called and DELETEd; RSS read 1 s after the warm-up and 2 s after the last session opened. ` +
         `${quick ? 'Quick mode: the 10 000 column scales the per-session figure, which overstates it (the heap grows in steps: 1 000 sessions measured 11.8 KB each on this project, 10 000 measured 2.3 KB each).' : ''} The server's default \`http.maxSessions\` is 10 000 (LRU eviction past it).`,
       '',
-      table(['server', 'opened / refused', 'sessions/s', 'RSS MB before → after', 'Δ MB', 'KB/session', 'MB per 10 000', 'sampled sessions alive'], rows),
+      table(
+        [
+          'server',
+          'opened / refused',
+          'sessions/s',
+          'RSS MB before → after',
+          'Δ MB',
+          'KB/session',
+          'MB per 10 000',
+          'sampled sessions alive',
+        ],
+        rows,
+      ),
       '',
       ...targetLines(targets),
       '',

@@ -24,7 +24,14 @@ module.exports = {
   async run({ quick, log = () => {} }) {
     const { warmup, duration } = timings(quick);
     buildServers();
-    const specs = PAIRS.map((pair) => ({ id: pair.id, client: pair.client, target: { type: 'stdio', server: SERVERS[pair.server] }, warmup, duration, inflight: INFLIGHT }));
+    const specs = PAIRS.map((pair) => ({
+      id: pair.id,
+      client: pair.client,
+      target: { type: 'stdio', server: SERVERS[pair.server] },
+      warmup,
+      duration,
+      inflight: INFLIGHT,
+    }));
     const interleaved = await driveInterleaved(specs, { log, label: (spec) => `stdio ${spec.id}` });
     const results = Object.fromEntries(PAIRS.map((pair, n) => [pair.id, interleaved[n]]));
     const runsOf = (id, inflight) => (results[id].rows || []).find((r) => r.inflight === inflight)?.runs;
@@ -34,7 +41,15 @@ module.exports = {
       for (const pair of PAIRS) {
         const runs = runsOf(pair.id, inflight);
         const m = meanCps(runs);
-        rows.push({ id: pair.id, label: pair.label, inflight, runs, meanCps: m, ratio: m != null && limit ? m / limit : null, note: results[pair.id].error?.split('\n')[0].slice(0, 120) });
+        rows.push({
+          id: pair.id,
+          label: pair.label,
+          inflight,
+          runs,
+          meanCps: m,
+          ratio: m != null && limit ? m / limit : null,
+          note: results[pair.id].error?.split('\n')[0].slice(0, 120),
+        });
       }
     }
     const at32 = (id) => rows.find((r) => r.id === id && r.inflight === 32).ratio;
@@ -52,6 +67,20 @@ module.exports = {
       ...targets.map(targetLine),
       '',
     ].join('\n');
-    return { markdown, json: { warmupS: warmup, durationS: duration, inflight: INFLIGHT, rows, errors: Object.fromEntries(Object.entries(results).filter(([, v]) => v.error).map(([k, v]) => [k, v.error])) }, targets };
+    return {
+      markdown,
+      json: {
+        warmupS: warmup,
+        durationS: duration,
+        inflight: INFLIGHT,
+        rows,
+        errors: Object.fromEntries(
+          Object.entries(results)
+            .filter(([, v]) => v.error)
+            .map(([k, v]) => [k, v.error]),
+        ),
+      },
+      targets,
+    };
   },
 };

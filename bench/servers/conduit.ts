@@ -32,7 +32,11 @@ if (extra > 0) {
       return args.text;
     };
     const descriptor = Object.getOwnPropertyDescriptor(ExtraTools.prototype, name)!;
-    McpTool({ name, description: `Extra tool number ${i}, echoes its text`, input })(ExtraTools.prototype, name, descriptor);
+    McpTool({ name, description: `Extra tool number ${i}, echoes its text`, input })(
+      ExtraTools.prototype,
+      name,
+      descriptor,
+    );
     McpArgs()(ExtraTools.prototype, name, 0);
   }
   Injectable()(ExtraTools);

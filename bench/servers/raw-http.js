@@ -4,7 +4,11 @@
 // (no SSE stream) and DELETE (no session). The tools/call path is unchanged.
 const http = require('node:http');
 
-const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'raw-http', version: '1' } };
+const INIT_RESULT = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: {} },
+  serverInfo: { name: 'raw-http', version: '1' },
+};
 
 const server = http.createServer((req, res) => {
   if (req.method === 'GET' || req.method === 'DELETE') {
@@ -32,7 +36,8 @@ const server = http.createServer((req, res) => {
       return;
     }
     const p = msg.params || {};
-    const result = msg.method === 'tools/call' ? { content: [{ type: 'text', text: p.arguments && p.arguments.text }] } : {};
+    const result =
+      msg.method === 'tools/call' ? { content: [{ type: 'text', text: p.arguments && p.arguments.text }] } : {};
     const body = JSON.stringify({ jsonrpc: '2.0', id: msg.id, result });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);

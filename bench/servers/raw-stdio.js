@@ -1,7 +1,11 @@
 'use strict';
 // The stdio limit: newline-delimited JSON-RPC on stdin/stdout, parse each line and write an echo result.
 // Just enough MCP for a client to connect: a valid InitializeResult, notifications ignored. Exits when stdin ends.
-const INIT_RESULT = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'raw-stdio', version: '1' } };
+const INIT_RESULT = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: {} },
+  serverInfo: { name: 'raw-stdio', version: '1' },
+};
 
 function answer(msg) {
   if (msg.id === undefined || msg.id === null) return; // a notification

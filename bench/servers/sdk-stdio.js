@@ -6,9 +6,13 @@ const { StdioServerTransport } = require('@modelcontextprotocol/server/stdio');
 const { z } = require('zod');
 
 const server = new McpServer({ name: 'bench', version: '1' });
-server.registerTool('echo', { description: 'Echoes its text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
-  content: [{ type: 'text', text }],
-}));
+server.registerTool(
+  'echo',
+  { description: 'Echoes its text', inputSchema: z.object({ text: z.string() }) },
+  async ({ text }) => ({
+    content: [{ type: 'text', text }],
+  }),
+);
 const transport = new StdioServerTransport();
 transport.onclose = () => process.exit(0);
 server.connect(transport).catch((error) => {

@@ -6,7 +6,13 @@
 // BENCH_MRTR=1 adds `ask`: one form elicitation the 2026-07-28 way (inputRequired until the retry carries the answer).
 const http = require('node:http');
 const { randomUUID } = require('node:crypto');
-const { McpServer, createMcpHandler, isInitializeRequest, inputRequired, inputResponse } = require('@modelcontextprotocol/server');
+const {
+  McpServer,
+  createMcpHandler,
+  isInitializeRequest,
+  inputRequired,
+  inputResponse,
+} = require('@modelcontextprotocol/server');
 const {
   NodeStreamableHTTPServerTransport,
   toNodeHandler,
@@ -17,19 +23,30 @@ const { z } = require('zod');
 
 function makeServer() {
   const server = new McpServer({ name: 'bench', version: '1' });
-  server.registerTool('echo', { description: 'Echoes its text', inputSchema: z.object({ text: z.string() }) }, async ({ text }) => ({
-    content: [{ type: 'text', text }],
-  }));
+  server.registerTool(
+    'echo',
+    { description: 'Echoes its text', inputSchema: z.object({ text: z.string() }) },
+    async ({ text }) => ({
+      content: [{ type: 'text', text }],
+    }),
+  );
   if (process.env.BENCH_MRTR === '1') {
-    server.registerTool('ask', { description: 'Asks the client one question', inputSchema: z.object({ text: z.string() }) }, async ({ text }, ctx) => {
-      const answer = inputResponse(ctx.mcpReq.inputResponses, 'q');
-      if (answer.kind === 'missing') {
-        const requestedSchema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
-        return inputRequired({ inputRequests: { q: inputRequired.elicit({ message: text, requestedSchema }) } });
-      }
-      const reply = answer.kind === 'elicit' && answer.action === 'accept' ? String(answer.content && answer.content.answer) : answer.kind;
-      return { content: [{ type: 'text', text: reply }] };
-    });
+    server.registerTool(
+      'ask',
+      { description: 'Asks the client one question', inputSchema: z.object({ text: z.string() }) },
+      async ({ text }, ctx) => {
+        const answer = inputResponse(ctx.mcpReq.inputResponses, 'q');
+        if (answer.kind === 'missing') {
+          const requestedSchema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+          return inputRequired({ inputRequests: { q: inputRequired.elicit({ message: text, requestedSchema }) } });
+        }
+        const reply =
+          answer.kind === 'elicit' && answer.action === 'accept'
+            ? String(answer.content && answer.content.answer)
+            : answer.kind;
+        return { content: [{ type: 'text', text: reply }] };
+      },
+    );
   }
   return server;
 }
@@ -60,7 +77,9 @@ if (process.env.BENCH_MODE === 'legacy') {
       await makeServer().connect(transport);
     }
     if (!transport) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"No valid session"}}');
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"No valid session"}}');
       return;
     }
     await transport.handleRequest(req, res, body);

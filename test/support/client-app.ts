@@ -1,7 +1,14 @@
 import { INestApplicationContext, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
-import { McpClient, McpClientHealthIndicator, McpClientModule, McpClientModuleOptions, McpClients, McpServerConfig } from '@conduit-mcp/client';
+import {
+  McpClient,
+  McpClientHealthIndicator,
+  McpClientModule,
+  McpClientModuleOptions,
+  McpClients,
+  McpServerConfig,
+} from '@conduit-mcp/client';
 import { RecordingHandlers } from './client-recording.handlers';
 
 /** A Nest app whose MCP client talks to one server, with recording handlers of every kind. */
@@ -25,7 +32,10 @@ export async function startClientApp<H = RecordingHandlers>(
   handlers: Type<H> = RecordingHandlers as unknown as Type<H>,
 ): Promise<ClientApp<H>> {
   @Module({
-    imports: [McpClientModule.forRoot({ name: 'e2e-client', version: '1.0.0', ...options, servers: [server] }), TerminusModule],
+    imports: [
+      McpClientModule.forRoot({ name: 'e2e-client', version: '1.0.0', ...options, servers: [server] }),
+      TerminusModule,
+    ],
     providers: [handlers],
   })
   class ClientTestModule {}
@@ -43,7 +53,11 @@ export async function startClientApp<H = RecordingHandlers>(
 }
 
 /** Polls `check` until it returns a truthy value (returned) or `timeoutMs` passes (throws, naming `what`). */
-export async function eventually<T>(what: string, check: () => T | undefined | false | null, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => T | undefined | false | null,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = check();

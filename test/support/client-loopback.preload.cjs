@@ -7,7 +7,14 @@ const net = require('node:net');
 const listen = net.Server.prototype.listen;
 net.Server.prototype.listen = function (...args) {
   const [first] = args;
-  if (first !== null && typeof first === 'object' && !Array.isArray(first) && first.path === undefined && first.handle === undefined && first.fd === undefined) {
+  if (
+    first !== null &&
+    typeof first === 'object' &&
+    !Array.isArray(first) &&
+    first.path === undefined &&
+    first.handle === undefined &&
+    first.fd === undefined
+  ) {
     args[0] = { ...first, host: '127.0.0.1' };
   } else if (typeof first === 'number' || (typeof first === 'string' && /^\d+$/.test(first))) {
     // listen(port[, host][, backlog][, callback]): drop a host the caller gave (it would be all interfaces) and name ours.
@@ -16,7 +23,8 @@ net.Server.prototype.listen = function (...args) {
   }
   this.once('listening', () => {
     const address = this.address();
-    if (address && typeof address === 'object') process.stderr.write(`conduit-e2e listening ${address.address} ${address.port}\n`);
+    if (address && typeof address === 'object')
+      process.stderr.write(`conduit-e2e listening ${address.address} ${address.port}\n`);
   });
   return listen.apply(this, args);
 };

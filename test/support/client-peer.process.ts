@@ -40,13 +40,19 @@ export async function spawnHttpPeer(script: string, args: string[], timeoutMs = 
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     process.kill(child.pid!, 'SIGTERM');
-    const timer = setTimeout(() => child.exitCode === null && child.signalCode === null && process.kill(child.pid!, 'SIGKILL'), 2_000);
+    const timer = setTimeout(
+      () => child.exitCode === null && child.signalCode === null && process.kill(child.pid!, 'SIGKILL'),
+      2_000,
+    );
     await exited;
     clearTimeout(timer);
   };
   try {
     const { address, port } = await new Promise<{ address: string; port: number }>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`The peer did not listen within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`The peer did not listen within ${timeoutMs} ms:\n${output}`)),
+        timeoutMs,
+      );
       const onData = () => {
         const match = /conduit-e2e listening (\S+) (\d+)/.exec(output);
         if (!match) return;

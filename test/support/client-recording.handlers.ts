@@ -99,12 +99,16 @@ function record(ctx: McpInputContext): RecordedContext {
 }
 
 async function answer<T>(source: Answer<T>, params: Record<string, unknown>, ctx: McpInputContext): Promise<T> {
-  return typeof source === 'function' ? (source as (p: Record<string, unknown>, c: McpInputContext) => T | Promise<T>)(params, ctx) : source;
+  return typeof source === 'function'
+    ? (source as (p: Record<string, unknown>, c: McpInputContext) => T | Promise<T>)(params, ctx)
+    : source;
 }
 
 /** The text of the first message of a sampling request ('' when it is not text). */
 export function firstText(params: Record<string, unknown>): string {
-  const [first] = (params.messages ?? []) as Array<{ content?: { type?: string; text?: string } | Array<{ type?: string; text?: string }> }>;
+  const [first] = (params.messages ?? []) as Array<{
+    content?: { type?: string; text?: string } | Array<{ type?: string; text?: string }>;
+  }>;
   const content = Array.isArray(first?.content) ? first.content[0] : first?.content;
   return content?.type === 'text' ? (content.text ?? '') : '';
 }

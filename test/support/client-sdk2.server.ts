@@ -35,11 +35,17 @@ const objectSchema = (properties: Record<string, unknown>, required: string[] = 
  * `inputRequired(...)` until the retried request carries the answers in `ctx.mcpReq.inputResponses`.
  */
 function buildServer(echoedStates: string[]): McpServer {
-  const server = new McpServer({ name: 'sdk2-mrtr', version: '2.4.0' }, { capabilities: { logging: {}, tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } } });
+  const server = new McpServer(
+    { name: 'sdk2-mrtr', version: '2.4.0' },
+    { capabilities: { logging: {}, tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } } },
+  );
 
   server.registerTool(
     'confirm_delete',
-    { description: 'Deletes a file after a form confirmation', inputSchema: objectSchema({ path: { type: 'string' } }, ['path']) },
+    {
+      description: 'Deletes a file after a form confirmation',
+      inputSchema: objectSchema({ path: { type: 'string' } }, ['path']),
+    },
     async (args, ctx: ServerContext) => {
       const path = String(args.path);
       const answer = inputResponse(ctx.mcpReq.inputResponses, 'confirm');
@@ -50,34 +56,45 @@ function buildServer(echoedStates: string[]): McpServer {
               message: `Delete ${path}?`,
               requestedSchema: {
                 type: 'object',
-                properties: { confirm: { type: 'boolean', title: 'Delete it' }, reason: { type: 'string', title: 'Reason' } },
+                properties: {
+                  confirm: { type: 'boolean', title: 'Delete it' },
+                  reason: { type: 'string', title: 'Reason' },
+                },
                 required: ['confirm'],
               },
             }),
           },
         });
       }
-      if (answer.kind !== 'elicit' || answer.action !== 'accept' || answer.content?.confirm !== true) return text(`kept ${path} (${answer.kind === 'elicit' ? answer.action : answer.kind})`);
+      if (answer.kind !== 'elicit' || answer.action !== 'accept' || answer.content?.confirm !== true)
+        return text(`kept ${path} (${answer.kind === 'elicit' ? answer.action : answer.kind})`);
       return text(`deleted ${path}: ${String(answer.content.reason ?? 'no reason')}`);
     },
   );
 
-  server.registerTool('ask_model', { description: 'Asks the client model (sampling)', inputSchema: objectSchema({ question: { type: 'string' } }, ['question']) }, async (args, ctx: ServerContext) => {
-    const answer = inputResponse(ctx.mcpReq.inputResponses, 'llm');
-    if (answer.kind !== 'sampling') {
-      return inputRequired({
-        inputRequests: {
-          llm: inputRequired.createMessage({
-            messages: [{ role: 'user', content: { type: 'text', text: String(args.question) } }],
-            maxTokens: 50_000,
-            includeContext: 'allServers',
-          }),
-        },
-      });
-    }
-    const content = answer.result.content as { type: string; text?: string };
-    return text(`model ${answer.result.model} said: ${content.type === 'text' ? content.text : '?'}`);
-  });
+  server.registerTool(
+    'ask_model',
+    {
+      description: 'Asks the client model (sampling)',
+      inputSchema: objectSchema({ question: { type: 'string' } }, ['question']),
+    },
+    async (args, ctx: ServerContext) => {
+      const answer = inputResponse(ctx.mcpReq.inputResponses, 'llm');
+      if (answer.kind !== 'sampling') {
+        return inputRequired({
+          inputRequests: {
+            llm: inputRequired.createMessage({
+              messages: [{ role: 'user', content: { type: 'text', text: String(args.question) } }],
+              maxTokens: 50_000,
+              includeContext: 'allServers',
+            }),
+          },
+        });
+      }
+      const content = answer.result.content as { type: string; text?: string };
+      return text(`model ${answer.result.model} said: ${content.type === 'text' ? content.text : '?'}`);
+    },
+  );
 
   server.registerTool('client_roots', { description: 'Lists the client roots' }, async (ctx: ServerContext) => {
     const answer = inputResponse(ctx.mcpReq.inputResponses, 'roots');
@@ -85,74 +102,132 @@ function buildServer(echoedStates: string[]): McpServer {
     return text(answer.roots.map((root) => `${root.name ?? '-'}=${root.uri}`).join('\n'));
   });
 
-  server.registerTool('open_consent', { description: 'URL-mode elicitation', inputSchema: objectSchema({ url: { type: 'string' } }, ['url']) }, async (args, ctx: ServerContext) => {
-    const answer = inputResponse(ctx.mcpReq.inputResponses, 'consent');
-    if (answer.kind !== 'elicit') return inputRequired({ inputRequests: { consent: inputRequired.elicitUrl({ message: 'Open to consent', url: String(args.url) }) } });
-    return text(`consent: ${answer.action}`);
-  });
+  server.registerTool(
+    'open_consent',
+    { description: 'URL-mode elicitation', inputSchema: objectSchema({ url: { type: 'string' } }, ['url']) },
+    async (args, ctx: ServerContext) => {
+      const answer = inputResponse(ctx.mcpReq.inputResponses, 'consent');
+      if (answer.kind !== 'elicit')
+        return inputRequired({
+          inputRequests: { consent: inputRequired.elicitUrl({ message: 'Open to consent', url: String(args.url) }) },
+        });
+      return text(`consent: ${answer.action}`);
+    },
+  );
 
   // Three rounds: a form, then (state carried in requestState) a sampling, then the result.
-  server.registerTool('interview', { description: 'Two rounds of questions, state in requestState' }, async (ctx: ServerContext) => {
-    const state = ctx.mcpReq.requestState<string>();
-    if (state !== undefined) echoedStates.push(state);
-    if (state === undefined) {
-      return inputRequired({
-        inputRequests: { name: inputRequired.elicit({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }) },
-        requestState: ODD_STATE,
-      });
-    }
-    if (state === ODD_STATE) {
-      const name = acceptedContent(ctx.mcpReq.inputResponses, 'name')?.name;
-      return inputRequired({
-        inputRequests: { poem: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: `A poem for ${String(name)}` } }], maxTokens: 20 }) },
-        requestState: `round-2:${String(name)}`,
-      });
-    }
-    const poem = inputResponse(ctx.mcpReq.inputResponses, 'poem');
-    const verse = poem.kind === 'sampling' ? (poem.result.content as { text?: string }).text : '?';
-    return text(`${state.slice('round-2:'.length)} got: ${verse}`);
-  });
+  server.registerTool(
+    'interview',
+    { description: 'Two rounds of questions, state in requestState' },
+    async (ctx: ServerContext) => {
+      const state = ctx.mcpReq.requestState<string>();
+      if (state !== undefined) echoedStates.push(state);
+      if (state === undefined) {
+        return inputRequired({
+          inputRequests: {
+            name: inputRequired.elicit({
+              message: 'Your name?',
+              requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+            }),
+          },
+          requestState: ODD_STATE,
+        });
+      }
+      if (state === ODD_STATE) {
+        const name = acceptedContent(ctx.mcpReq.inputResponses, 'name')?.name;
+        return inputRequired({
+          inputRequests: {
+            poem: inputRequired.createMessage({
+              messages: [{ role: 'user', content: { type: 'text', text: `A poem for ${String(name)}` } }],
+              maxTokens: 20,
+            }),
+          },
+          requestState: `round-2:${String(name)}`,
+        });
+      }
+      const poem = inputResponse(ctx.mcpReq.inputResponses, 'poem');
+      const verse = poem.kind === 'sampling' ? (poem.result.content as { text?: string }).text : '?';
+      return text(`${state.slice('round-2:'.length)} got: ${verse}`);
+    },
+  );
 
   // Every kind at once, in one round.
-  server.registerTool('everything_at_once', { description: 'Form, sampling and roots in one round' }, async (ctx: ServerContext) => {
-    const responses = ctx.mcpReq.inputResponses;
-    const form = inputResponse(responses, 'form');
-    const llm = inputResponse(responses, 'llm');
-    const roots = inputResponse(responses, 'roots');
-    if (form.kind === 'missing' || llm.kind === 'missing' || roots.kind === 'missing') {
-      return inputRequired({
-        inputRequests: {
-          form: inputRequired.elicit({ message: 'Pick', requestedSchema: { type: 'object', properties: { pick: { type: 'string', enum: ['a', 'b'] } } } }),
-          llm: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }], maxTokens: 5 }),
-          roots: inputRequired.listRoots(),
-        },
-      });
-    }
-    return text(`${form.kind}/${llm.kind}/${roots.kind === 'roots' ? roots.roots.length : 0}`);
-  });
+  server.registerTool(
+    'everything_at_once',
+    { description: 'Form, sampling and roots in one round' },
+    async (ctx: ServerContext) => {
+      const responses = ctx.mcpReq.inputResponses;
+      const form = inputResponse(responses, 'form');
+      const llm = inputResponse(responses, 'llm');
+      const roots = inputResponse(responses, 'roots');
+      if (form.kind === 'missing' || llm.kind === 'missing' || roots.kind === 'missing') {
+        return inputRequired({
+          inputRequests: {
+            form: inputRequired.elicit({
+              message: 'Pick',
+              requestedSchema: { type: 'object', properties: { pick: { type: 'string', enum: ['a', 'b'] } } },
+            }),
+            llm: inputRequired.createMessage({
+              messages: [{ role: 'user', content: { type: 'text', text: 'hello' } }],
+              maxTokens: 5,
+            }),
+            roots: inputRequired.listRoots(),
+          },
+        });
+      }
+      return text(`${form.kind}/${llm.kind}/${roots.kind === 'roots' ? roots.roots.length : 0}`);
+    },
+  );
 
   // Never satisfied: asks again every round.
   server.registerTool('endless', { description: 'Asks forever' }, async () =>
-    inputRequired({ inputRequests: { again: inputRequired.elicit({ message: 'Again?', requestedSchema: { type: 'object', properties: {} } }) } }),
+    inputRequired({
+      inputRequests: {
+        again: inputRequired.elicit({ message: 'Again?', requestedSchema: { type: 'object', properties: {} } }),
+      },
+    }),
   );
 
   server.registerPrompt('greeting', { description: 'Asks who to greet first' }, async (ctx: ServerContext) => {
     const who = acceptedContent(ctx.mcpReq.inputResponses, 'who')?.who;
     if (who === undefined) {
-      return inputRequired({ inputRequests: { who: inputRequired.elicit({ message: 'Greet whom?', requestedSchema: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] } }) } });
+      return inputRequired({
+        inputRequests: {
+          who: inputRequired.elicit({
+            message: 'Greet whom?',
+            requestedSchema: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] },
+          }),
+        },
+      });
     }
-    return { messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `Say hello to ${String(who)}` } }] };
+    return {
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `Say hello to ${String(who)}` } }],
+    };
   });
 
-  server.registerResource('secret-note', 'note://secret', { mimeType: 'text/plain' }, async (uri: URL, ctx: ServerContext) => {
-    const answer = inputResponse(ctx.mcpReq.inputResponses, 'unlock');
-    if (answer.kind !== 'elicit' || answer.action !== 'accept') {
-      return inputRequired({ inputRequests: { unlock: inputRequired.elicit({ message: 'Unlock the note?', requestedSchema: { type: 'object', properties: {} } }) } });
-    }
-    return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'the secret note' }] };
-  });
+  server.registerResource(
+    'secret-note',
+    'note://secret',
+    { mimeType: 'text/plain' },
+    async (uri: URL, ctx: ServerContext) => {
+      const answer = inputResponse(ctx.mcpReq.inputResponses, 'unlock');
+      if (answer.kind !== 'elicit' || answer.action !== 'accept') {
+        return inputRequired({
+          inputRequests: {
+            unlock: inputRequired.elicit({
+              message: 'Unlock the note?',
+              requestedSchema: { type: 'object', properties: {} },
+            }),
+          },
+        });
+      }
+      return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'the secret note' }] };
+    },
+  );
 
-  server.registerResource('plain-note', 'note://plain', { mimeType: 'text/plain' }, async (uri: URL) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'plain' }] }));
+  server.registerResource('plain-note', 'note://plain', { mimeType: 'text/plain' }, async (uri: URL) => ({
+    contents: [{ uri: uri.href, mimeType: 'text/plain', text: 'plain' }],
+  }));
   return server;
 }
 

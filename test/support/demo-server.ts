@@ -15,7 +15,15 @@ export interface RunningServer {
 /** Starts the demo app's providers behind `McpModule` with the given HTTP options, on 127.0.0.1:0. */
 export async function startDemoServer(http: McpHttpOptions = {}): Promise<RunningServer> {
   @Module({
-    imports: [McpModule.forRoot({ name: 'conduit-demo', version: '0.1.0', instructions: 'Demo', http: { path: '/mcp', ...http } }), TerminusModule],
+    imports: [
+      McpModule.forRoot({
+        name: 'conduit-demo',
+        version: '0.1.0',
+        instructions: 'Demo',
+        http: { path: '/mcp', ...http },
+      }),
+      TerminusModule,
+    ],
     controllers: [HealthController],
     providers: DEMO_PROVIDERS,
   })

@@ -143,14 +143,17 @@ export class EraWireRecorder {
 
   private modernProblems(message: Message, requestMethod: string | undefined): string[] {
     if ('id' in message) {
-      if (!('method' in message) && requestMethod === undefined) return [`response to an id the client never used: ${JSON.stringify(message.id)}`];
+      if (!('method' in message) && requestMethod === undefined)
+        return [`response to an id the client never used: ${JSON.stringify(message.id)}`];
       return [];
     }
     const method = String(message.method);
     const params = (message.params ?? {}) as Message;
     const subscription = ((params._meta ?? {}) as Message)[SUBSCRIPTION_ID] as Id | undefined;
     if (method === 'notifications/progress') {
-      return this.progressTokens.has(params.progressToken) ? [] : [`progress for a token the client never sent: ${JSON.stringify(params.progressToken)}`];
+      return this.progressTokens.has(params.progressToken)
+        ? []
+        : [`progress for a token the client never sent: ${JSON.stringify(params.progressToken)}`];
     }
     if (method === 'notifications/cancelled') {
       return this.requests.get(params.requestId as Id)?.method === 'subscriptions/listen'
@@ -162,11 +165,14 @@ export class EraWireRecorder {
       return [`${method} without the id of a subscriptions/listen request in _meta["${SUBSCRIPTION_ID}"]`];
     }
     if (method === 'notifications/subscriptions/acknowledged') {
-      if (this.acknowledged.has(subscription)) return [`subscription ${JSON.stringify(subscription)} acknowledged twice`];
+      if (this.acknowledged.has(subscription))
+        return [`subscription ${JSON.stringify(subscription)} acknowledged twice`];
       this.acknowledged.add(subscription);
       return [];
     }
-    return this.acknowledged.has(subscription) ? [] : [`${method} on subscription ${JSON.stringify(subscription)} before its acknowledgement`];
+    return this.acknowledged.has(subscription)
+      ? []
+      : [`${method} on subscription ${JSON.stringify(subscription)} before its acknowledgement`];
   }
 }
 

@@ -52,10 +52,16 @@ export function interopScenarios(target: InteropTarget): void {
   it('lists tools with their schemas, leaving out the one whose guard refuses the caller', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['forecast', 'weather_report', 'summarize_forecast', 'add_note', 'delete_note']));
+    expect(names).toEqual(
+      expect.arrayContaining(['forecast', 'weather_report', 'summarize_forecast', 'add_note', 'delete_note']),
+    );
     expect(names).not.toContain('reset_notes');
     const forecast = tools.find((tool) => tool.name === 'forecast')!;
-    expect(forecast.inputSchema).toMatchObject({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] });
+    expect(forecast.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+    });
     expect(forecast.outputSchema).toMatchObject({ type: 'object', required: ['city', 'units', 'days'] });
   });
 
@@ -85,26 +91,48 @@ export function interopScenarios(target: InteropTarget): void {
 
   it('lists and reads resources and templates; an unknown resource is -32002', async () => {
     const { resources } = await client.listResources();
-    expect(resources).toEqual([expect.objectContaining({ uri: 'notes://index', name: 'notes-index', mimeType: 'application/json' })]);
+    expect(resources).toEqual([
+      expect.objectContaining({ uri: 'notes://index', name: 'notes-index', mimeType: 'application/json' }),
+    ]);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: 'notes://notes/{id}', name: 'note' })]);
     const index = await client.readResource({ uri: 'notes://index' });
-    expect(JSON.parse((index.contents[0] as { text: string }).text)).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'welcome' })]));
+    expect(JSON.parse((index.contents[0] as { text: string }).text)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: 'welcome' })]),
+    );
     const note = await client.readResource({ uri: 'notes://notes/welcome' });
-    expect(note.contents[0]).toMatchObject({ uri: 'notes://notes/welcome', mimeType: 'text/markdown', text: expect.stringContaining('# Welcome') });
+    expect(note.contents[0]).toMatchObject({
+      uri: 'notes://notes/welcome',
+      mimeType: 'text/markdown',
+      text: expect.stringContaining('# Welcome'),
+    });
     expect((await errorOf(client.readResource({ uri: 'notes://notes/missing' }))).code).toBe(-32002);
     expect((await errorOf(client.readResource({ uri: 'nowhere://x' }))).code).toBe(-32002);
   });
 
   it('gets prompts, refuses missing required arguments, and completes arguments', async () => {
     const { prompts } = await client.listPrompts();
-    expect(prompts).toEqual([expect.objectContaining({ name: 'trip_brief', arguments: expect.arrayContaining([expect.objectContaining({ name: 'city', required: true })]) })]);
+    expect(prompts).toEqual([
+      expect.objectContaining({
+        name: 'trip_brief',
+        arguments: expect.arrayContaining([expect.objectContaining({ name: 'city', required: true })]),
+      }),
+    ]);
     const prompt = await client.getPrompt({ name: 'trip_brief', arguments: { city: 'Oslo' } });
-    expect(prompt.messages[0]).toMatchObject({ role: 'user', content: { type: 'text', text: expect.stringContaining('Oslo') } });
+    expect(prompt.messages[0]).toMatchObject({
+      role: 'user',
+      content: { type: 'text', text: expect.stringContaining('Oslo') },
+    });
     expect((await errorOf(client.getPrompt({ name: 'trip_brief', arguments: {} }))).code).toBe(-32602);
-    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'trip_brief' }, argument: { name: 'city', value: 'Be' } });
+    const completion = await client.complete({
+      ref: { type: 'ref/prompt', name: 'trip_brief' },
+      argument: { name: 'city', value: 'Be' },
+    });
     expect(completion.completion.values).toEqual(['Berlin', 'Bergen']);
-    const ids = await client.complete({ ref: { type: 'ref/resource', uri: 'notes://notes/{id}' }, argument: { name: 'id', value: 'w' } });
+    const ids = await client.complete({
+      ref: { type: 'ref/resource', uri: 'notes://notes/{id}' },
+      argument: { name: 'id', value: 'w' },
+    });
     expect(ids.completion.values).toEqual(['welcome']);
   });
 
@@ -117,9 +145,14 @@ export function interopScenarios(target: InteropTarget): void {
     // Every step is on the wire before the result. The SDK 1.x client hands notifications to callbacks a microtask
     // late, so one that shares a read with the response (likely over stdio) can miss the callback: the callback
     // sees the wire's progress in order, possibly without the last one.
-    const onWire = peer.recorder.notifications('notifications/progress').map((n) => (n.params as { progress: number }).progress);
+    const onWire = peer.recorder
+      .notifications('notifications/progress')
+      .map((n) => (n.params as { progress: number }).progress);
     expect(onWire).toEqual([1, 2, 3]);
-    expect([[1, 2], [1, 2, 3]]).toContainEqual(progress);
+    expect([
+      [1, 2],
+      [1, 2, 3],
+    ]).toContainEqual(progress);
   });
 
   if (target.sessions) {
@@ -129,7 +162,9 @@ export function interopScenarios(target: InteropTarget): void {
       expect(peer.recorder.notifications('notifications/message')).toEqual([]);
       await client.setLoggingLevel('debug');
       await client.callTool({ name: 'weather_report', arguments: { steps: 2 } });
-      expect(peer.recorder.notifications('notifications/message').map((n) => (n.params as { level: string }).level)).toEqual(['debug', 'debug']);
+      expect(
+        peer.recorder.notifications('notifications/message').map((n) => (n.params as { level: string }).level),
+      ).toEqual(['debug', 'debug']);
     });
   }
 
@@ -142,7 +177,9 @@ export function interopScenarios(target: InteropTarget): void {
     await expect(call).rejects.toThrow();
     // The session stays usable, and the cancelled request never got a response.
     await expect(client.ping()).resolves.toEqual({});
-    const responses = peer.recorder.received.filter((r) => 'result' in r.message && (r.message.result as { content?: unknown }).content);
+    const responses = peer.recorder.received.filter(
+      (r) => 'result' in r.message && (r.message.result as { content?: unknown }).content,
+    );
     expect(responses).toEqual([]);
   });
 
@@ -162,9 +199,14 @@ export function interopScenarios(target: InteropTarget): void {
       peer.elicitAnswer = { action: 'decline' };
       expect(textOf(await client.callTool({ name: 'delete_note', arguments: { id } }))).toBe('Kept the note.');
       peer.elicitAnswer = { action: 'accept', content: { confirm: true } };
-      expect(textOf(await client.callTool({ name: 'delete_note', arguments: { id } }))).toBe('Deleted the note "Temp".');
+      expect(textOf(await client.callTool({ name: 'delete_note', arguments: { id } }))).toBe(
+        'Deleted the note "Temp".',
+      );
       expect(peer.elicitations).toEqual([
-        expect.objectContaining({ message: 'Delete the note "Temp"?', requestedSchema: expect.objectContaining({ type: 'object' }) }),
+        expect.objectContaining({
+          message: 'Delete the note "Temp"?',
+          requestedSchema: expect.objectContaining({ type: 'object' }),
+        }),
         expect.anything(),
       ]);
     });
@@ -181,7 +223,9 @@ export function interopScenarios(target: InteropTarget): void {
       await client.subscribeResource({ uri: 'notes://index' });
       await client.callTool({ name: 'add_note', arguments: { title: 'Watched', body: 'x' } });
       await waitFor(() => peer.recorder.notifications('notifications/resources/updated').length === 1);
-      expect(peer.recorder.notifications('notifications/resources/updated')[0].params).toEqual({ uri: 'notes://index' });
+      expect(peer.recorder.notifications('notifications/resources/updated')[0].params).toEqual({
+        uri: 'notes://index',
+      });
       await client.unsubscribeResource({ uri: 'notes://index' });
       await client.callTool({ name: 'add_note', arguments: { title: 'Unwatched', body: 'x' } });
       await client.ping();

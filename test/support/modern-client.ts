@@ -1,11 +1,19 @@
-import { Client, ClientCapabilities, StreamableHTTPClientTransport, VersionNegotiationMode } from '@modelcontextprotocol/client';
+import {
+  Client,
+  ClientCapabilities,
+  StreamableHTTPClientTransport,
+  VersionNegotiationMode,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport, StdioServerParameters } from '@modelcontextprotocol/client/stdio';
 import { EraWireRecorder, MODERN_REVISION } from './era-wire-recorder';
 
 /** How the 2.x client picks its era: `pinned` speaks 2026-07-28 only; `auto` probes `server/discover` and may fall back to `initialize`. */
 export type Negotiation = 'pinned' | 'auto';
 
-export type ElicitAnswer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, string | number | boolean | string[]> };
+export type ElicitAnswer = {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, string | number | boolean | string[]>;
+};
 
 /** One embedded input request the client answered: its `inputRequests` key and its params. */
 export interface AnsweredInput {
@@ -71,7 +79,12 @@ export function modernPeer(options: ModernPeerOptions = {}): ModernPeer {
   if (capabilities.sampling) {
     client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
       peer.samplings.push({ key: ctx.mcpReq.id, params: request.params as Record<string, unknown> });
-      return { role: 'assistant' as const, content: { type: 'text' as const, text: 'Mild and dry.' }, model: 'test-model', stopReason: 'endTurn' };
+      return {
+        role: 'assistant' as const,
+        content: { type: 'text' as const, text: 'Mild and dry.' },
+        model: 'test-model',
+        stopReason: 'endTurn',
+      };
     });
   }
   if (capabilities.roots) {
@@ -84,9 +97,15 @@ export function modernPeer(options: ModernPeerOptions = {}): ModernPeer {
 }
 
 /** A 2.x client connected over Streamable HTTP; the transport is tapped before `connect`, so the probe is checked too. */
-export async function connectModernHttp(url: string, options: ModernPeerOptions & { headers?: Record<string, string> } = {}): Promise<ModernPeer> {
+export async function connectModernHttp(
+  url: string,
+  options: ModernPeerOptions & { headers?: Record<string, string> } = {},
+): Promise<ModernPeer> {
   const peer = modernPeer(options);
-  const transport = new StreamableHTTPClientTransport(new URL(url), options.headers ? { requestInit: { headers: options.headers } } : undefined);
+  const transport = new StreamableHTTPClientTransport(
+    new URL(url),
+    options.headers ? { requestInit: { headers: options.headers } } : undefined,
+  );
   await peer.client.connect(peer.recorder.tap(transport));
   return peer;
 }
@@ -96,7 +115,10 @@ export async function connectModernHttp(url: string, options: ModernPeerOptions 
  * short-lived sibling process it spawns and reaps itself (its traffic is not tapped); the tapped transport starts
  * once, after the era is known. `close()` ends stdin, then the SDK escalates to SIGTERM/SIGKILL.
  */
-export async function connectModernStdio(server: StdioServerParameters, options: ModernPeerOptions = {}): Promise<ModernPeer> {
+export async function connectModernStdio(
+  server: StdioServerParameters,
+  options: ModernPeerOptions = {},
+): Promise<ModernPeer> {
   const peer = modernPeer(options);
   const transport = new StdioClientTransport({ ...server, stderr: 'pipe' });
   transport.stderr?.on('data', (chunk: Buffer) => (peer.stderr += chunk.toString('utf8')));

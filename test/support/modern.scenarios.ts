@@ -44,7 +44,9 @@ function expectRetry(retry: Message, previous: Message, answered: Message): void
   const asked = resultOf(previous);
   const params = paramsOf(retry);
   expect(retry.id).not.toEqual(previous.id);
-  expect(Object.keys((params.inputResponses ?? {}) as Message).sort()).toEqual(Object.keys((asked.inputRequests ?? {}) as Message).sort());
+  expect(Object.keys((params.inputResponses ?? {}) as Message).sort()).toEqual(
+    Object.keys((asked.inputRequests ?? {}) as Message).sort(),
+  );
   expect(params.inputResponses).toMatchObject(answered);
   if (asked.requestState === undefined) expect(params).not.toHaveProperty('requestState');
   else expect(params.requestState).toBe(asked.requestState);
@@ -104,7 +106,10 @@ function scenarios(target: ModernTarget): void {
     // The request carried the full per-request envelope.
     expect(paramsOf(recorder.requestsSent('server/discover').at(-1))._meta).toMatchObject({
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientCapabilities': expect.objectContaining({ elicitation: expect.any(Object), sampling: {} }),
+      'io.modelcontextprotocol/clientCapabilities': expect.objectContaining({
+        elicitation: expect.any(Object),
+        sampling: {},
+      }),
     });
   });
 
@@ -120,38 +125,65 @@ function scenarios(target: ModernTarget): void {
   it('lists tools with resultType and cache hints, leaving out the one whose guard refuses the caller', async () => {
     const { tools } = await peer.client.listTools();
     const names = tools.map((tool) => tool.name);
-    expect(names).toEqual(expect.arrayContaining(['forecast', 'weather_report', 'summarize_forecast', 'add_note', 'delete_note']));
+    expect(names).toEqual(
+      expect.arrayContaining(['forecast', 'weather_report', 'summarize_forecast', 'add_note', 'delete_note']),
+    );
     expect(names).not.toContain('reset_notes');
     const forecast = tools.find((tool) => tool.name === 'forecast')!;
-    expect(forecast.inputSchema).toMatchObject({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] });
+    expect(forecast.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+    });
     expect(forecast.outputSchema).toMatchObject({ type: 'object', required: ['city', 'units', 'days'] });
     const [wire] = peer.recorder.responsesTo('tools/list');
-    expect(resultOf(wire)).toMatchObject({ resultType: 'complete', ttlMs: expect.any(Number), cacheScope: expect.stringMatching(/^(public|private)$/) });
+    expect(resultOf(wire)).toMatchObject({
+      resultType: 'complete',
+      ttlMs: expect.any(Number),
+      cacheScope: expect.stringMatching(/^(public|private)$/),
+    });
     expect(Number.isInteger(resultOf(wire).ttlMs) && (resultOf(wire).ttlMs as number) >= 0).toBe(true);
   });
 
   it('lists and reads resources and prompts with cache hints; an unknown resource is -32602', async () => {
     const { client, recorder } = peer;
     const { resources } = await client.listResources();
-    expect(resources).toEqual(expect.arrayContaining([expect.objectContaining({ uri: 'notes://index', name: 'notes-index' })]));
+    expect(resources).toEqual(
+      expect.arrayContaining([expect.objectContaining({ uri: 'notes://index', name: 'notes-index' })]),
+    );
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: 'notes://notes/{id}', name: 'note' })]);
     const note = await client.readResource({ uri: 'notes://notes/welcome' });
-    expect(note.contents[0]).toMatchObject({ uri: 'notes://notes/welcome', mimeType: 'text/markdown', text: expect.stringContaining('# Welcome') });
+    expect(note.contents[0]).toMatchObject({
+      uri: 'notes://notes/welcome',
+      mimeType: 'text/markdown',
+      text: expect.stringContaining('# Welcome'),
+    });
     const { prompts } = await client.listPrompts();
     expect(prompts).toEqual([expect.objectContaining({ name: 'trip_brief' })]);
     for (const method of ['resources/list', 'resources/templates/list', 'resources/read', 'prompts/list']) {
       const [wire] = recorder.responsesTo(method);
-      expect({ method, ...resultOf(wire) }).toMatchObject({ method, resultType: 'complete', ttlMs: expect.any(Number), cacheScope: expect.any(String) });
+      expect({ method, ...resultOf(wire) }).toMatchObject({
+        method,
+        resultType: 'complete',
+        ttlMs: expect.any(Number),
+        cacheScope: expect.any(String),
+      });
     }
     expect((await errorOf(client.readResource({ uri: 'notes://notes/missing' }))).code).toBe(-32602);
     expect((await errorOf(client.readResource({ uri: 'nowhere://x' }))).code).toBe(-32602);
 
     const prompt = await client.getPrompt({ name: 'trip_brief', arguments: { city: 'Oslo' } });
-    expect(prompt.messages[0]).toMatchObject({ role: 'user', content: { type: 'text', text: expect.stringContaining('Oslo') } });
+    expect(prompt.messages[0]).toMatchObject({
+      role: 'user',
+      content: { type: 'text', text: expect.stringContaining('Oslo') },
+    });
     expect(resultOf(recorder.responsesTo('prompts/get')[0]).resultType).toBe('complete');
     expect((await errorOf(client.getPrompt({ name: 'trip_brief', arguments: {} }))).code).toBe(-32602);
-    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'trip_brief' }, argument: { name: 'city', value: 'Be' } });
+    const completion = await client.complete({
+      ref: { type: 'ref/prompt', name: 'trip_brief' },
+      argument: { name: 'city', value: 'Be' },
+    });
     expect(completion.completion.values).toEqual(['Berlin', 'Bergen']);
   });
 
@@ -184,10 +216,14 @@ function scenarios(target: ModernTarget): void {
     expect(calls).toHaveLength(2);
     expect(resultOf(responses[0])).toMatchObject({
       resultType: 'input_required',
-      inputRequests: { summary: { method: 'sampling/createMessage', params: expect.objectContaining({ maxTokens: 200 }) } },
+      inputRequests: {
+        summary: { method: 'sampling/createMessage', params: expect.objectContaining({ maxTokens: 200 }) },
+      },
     });
     expect(paramsOf(calls[1])).toMatchObject({ name: 'summarize_forecast', arguments: { city: 'Oslo' } });
-    expectRetry(calls[1], responses[0], { summary: expect.objectContaining({ model: 'test-model', role: 'assistant' }) });
+    expectRetry(calls[1], responses[0], {
+      summary: expect.objectContaining({ model: 'test-model', role: 'assistant' }),
+    });
     expect(resultOf(responses[1]).resultType).toBe('complete');
   });
 
@@ -206,19 +242,32 @@ function scenarios(target: ModernTarget): void {
     expect((await errorOf(client.readResource({ uri }))).code).toBe(-32602);
 
     expect(peer.elicitations).toEqual([
-      { key: 'confirm', params: expect.objectContaining({ message: 'Delete the note "Temp"?', requestedSchema: expect.objectContaining({ type: 'object' }) }) },
+      {
+        key: 'confirm',
+        params: expect.objectContaining({
+          message: 'Delete the note "Temp"?',
+          requestedSchema: expect.objectContaining({ type: 'object' }),
+        }),
+      },
       { key: 'confirm', params: expect.objectContaining({ message: 'Delete the note "Temp"?' }) },
     ]);
     const deletes = recorder.requestsSent('tools/call').filter((call) => paramsOf(call).name === 'delete_note');
     const answers = deletes.map((call) => recorder.responseTo(call.id)!);
     expect(deletes).toHaveLength(4);
-    expect(resultOf(answers[0])).toMatchObject({ resultType: 'input_required', inputRequests: { confirm: { method: 'elicitation/create' } } });
+    expect(resultOf(answers[0])).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { confirm: { method: 'elicitation/create' } },
+    });
     expectRetry(deletes[1], answers[0], { confirm: { action: 'decline' } });
     expectRetry(deletes[3], answers[2], { confirm: { action: 'accept', content: { confirm: true } } });
   });
 
   it('asks again when a retry leaves out an answer, and refuses a malformed answer with -32602', async () => {
-    const call = (params: Message) => peer.client.request({ method: 'tools/call', params }, { allowInputRequired: true }) as Promise<unknown> as Promise<Message>;
+    const call = (params: Message) =>
+      peer.client.request(
+        { method: 'tools/call', params },
+        { allowInputRequired: true },
+      ) as Promise<unknown> as Promise<Message>;
     const remove = { name: 'delete_note', arguments: { id: 'welcome' } };
     const first = await call(remove);
     expect(first).toMatchObject({ resultType: 'input_required', inputRequests: { confirm: expect.any(Object) } });
@@ -235,21 +284,27 @@ function scenarios(target: ModernTarget): void {
     const bare = await open({ capabilities: {} });
     const added = await bare.client.callTool({ name: 'add_note', arguments: { title: 'Kept', body: 'x' } });
     const uri = (added.content as Array<{ uri: string }>)[0].uri;
-    const refused = await errorOf(bare.client.callTool({ name: 'delete_note', arguments: { id: uri.split('/').pop()! } }));
+    const refused = await errorOf(
+      bare.client.callTool({ name: 'delete_note', arguments: { id: uri.split('/').pop()! } }),
+    );
     expect(refused.code).toBe(-32021);
     expect((refused.data as { requiredCapabilities?: object }).requiredCapabilities).toHaveProperty('elicitation');
     const sampling = await errorOf(bare.client.callTool({ name: 'summarize_forecast', arguments: { city: 'Oslo' } }));
     expect(sampling.code).toBe(-32021);
     expect((sampling.data as { requiredCapabilities?: object }).requiredCapabilities).toHaveProperty('sampling');
     expect((await bare.client.readResource({ uri })).contents).toHaveLength(1);
-    const inputRequired = bare.recorder.received.filter(({ message }) => resultOf(message).resultType === 'input_required');
+    const inputRequired = bare.recorder.received.filter(
+      ({ message }) => resultOf(message).resultType === 'input_required',
+    );
     expect(inputRequired).toEqual([]);
   });
 
   it('runs two elicitation rounds, keeping what the handler learnt in ctx.state through requestState', async () => {
     const rounds = await open(undefined, true);
     rounds.elicitAnswer = (question): ElicitAnswer =>
-      question.key === 'city' ? { action: 'accept', content: { city: 'Lisbon' } } : { action: 'accept', content: { confirm: true } };
+      question.key === 'city'
+        ? { action: 'accept', content: { city: 'Lisbon' } }
+        : { action: 'accept', content: { confirm: true } };
     const result = await rounds.client.callTool({ name: 'plan_trip', arguments: { traveller: 'Ada' } });
 
     expect(rounds.elicitations.map((question) => question.key)).toEqual(['city', 'confirm']);
@@ -272,7 +327,11 @@ function scenarios(target: ModernTarget): void {
 
   it('refuses a tampered requestState, and one presented on another request', async () => {
     const rounds = await open(undefined, true);
-    const call = (params: Message) => rounds.client.request({ method: 'tools/call', params }, { allowInputRequired: true }) as Promise<unknown> as Promise<Message>;
+    const call = (params: Message) =>
+      rounds.client.request(
+        { method: 'tools/call', params },
+        { allowInputRequired: true },
+      ) as Promise<unknown> as Promise<Message>;
     const plan = { name: 'plan_trip', arguments: { traveller: 'Eve' } };
 
     const first = await call(plan);
@@ -282,7 +341,11 @@ function scenarios(target: ModernTarget): void {
       inputResponses: { city: { action: 'accept', content: { city: 'Oslo' } } },
       ...(first.requestState !== undefined ? { requestState: first.requestState } : {}),
     });
-    expect(second).toMatchObject({ resultType: 'input_required', inputRequests: { confirm: expect.any(Object) }, requestState: expect.any(String) });
+    expect(second).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { confirm: expect.any(Object) },
+      requestState: expect.any(String),
+    });
     const state = second.requestState as string;
     const confirm = { confirm: { action: 'accept', content: { confirm: true } } };
 
@@ -293,7 +356,9 @@ function scenarios(target: ModernTarget): void {
     expect([-32600, -32602]).toContain(refused.code);
     expect(rounds.recorder.responsesTo('tools/call').at(-1)).toMatchObject({ error: { code: refused.code } });
 
-    const elsewhere = await errorOf(call({ name: 'plan_trip', arguments: { traveller: 'Mallory' }, inputResponses: confirm, requestState: state }));
+    const elsewhere = await errorOf(
+      call({ name: 'plan_trip', arguments: { traveller: 'Mallory' }, inputResponses: confirm, requestState: state }),
+    );
     expect(elsewhere).toBeInstanceOf(ProtocolError);
     expect(rounds.recorder.responsesTo('tools/call').at(-1)).toMatchObject({ error: { code: elsewhere.code } });
 
@@ -304,14 +369,19 @@ function scenarios(target: ModernTarget): void {
 
   it('reports progress on a modern request, and no log messages unless the request asks with a log level', async () => {
     const progress: number[] = [];
-    const result = await peer.client.callTool({ name: 'weather_report', arguments: { steps: 3 } }, { onprogress: (p) => progress.push(p.progress) });
+    const result = await peer.client.callTool(
+      { name: 'weather_report', arguments: { steps: 3 } },
+      { onprogress: (p) => progress.push(p.progress) },
+    );
     expect(textOf(result)).toBe('Report compiled in 3 steps.');
     // On the wire: 1, 2, 3 for this request's token, all before its response.
     const call = peer.recorder.requestsSent('tools/call').at(-1)!;
     const token = (paramsOf(call)._meta as Message).progressToken;
     const related = peer.recorder.received
       .map((r) => r.message)
-      .filter((m) => m.id === call.id || (m.method === 'notifications/progress' && paramsOf(m).progressToken === token));
+      .filter(
+        (m) => m.id === call.id || (m.method === 'notifications/progress' && paramsOf(m).progressToken === token),
+      );
     expect(related.map((m) => (m.method ? paramsOf(m).progress : 'response'))).toEqual([1, 2, 3, 'response']);
     // The 2.x client dispatches notifications a tick later than responses, so over stdio it may drop the last
     // progress that shares a read with the response: what it reports is a prefix.
@@ -340,14 +410,19 @@ function scenarios(target: ModernTarget): void {
     await expect(call).rejects.toThrow();
     const request = recorder.requestsSent('tools/call').at(-1)!;
     const cancels = recorder.notificationsSent('notifications/cancelled');
-    if (target.transport === 'stdio') expect(cancels).toEqual([expect.objectContaining({ params: expect.objectContaining({ requestId: request.id }) })]);
+    if (target.transport === 'stdio')
+      expect(cancels).toEqual([
+        expect.objectContaining({ params: expect.objectContaining({ requestId: request.id }) }),
+      ]);
     else expect(cancels).toEqual([]);
     await target.handlerCancelled?.('weather_report');
 
     await sleep(400);
     expect(recorder.responseTo(request.id)).toBeUndefined();
     const token = (paramsOf(request)._meta as Message).progressToken;
-    expect(recorder.notifications('notifications/progress').filter((n) => paramsOf(n).progressToken === token).length).toBeLessThanOrEqual(3);
+    expect(
+      recorder.notifications('notifications/progress').filter((n) => paramsOf(n).progressToken === token).length,
+    ).toBeLessThanOrEqual(3);
     const after = await client.callTool({ name: 'forecast', arguments: { city: 'Oslo', days: 1 } });
     expect(after.isError).toBeFalsy();
   });
@@ -372,10 +447,15 @@ function scenarios(target: ModernTarget): void {
     rounds.elicitAnswer = { action: 'accept', content: { name: 'Grace' } };
     const prompt = await rounds.client.getPrompt({ name: 'greeting' });
     expect(prompt.messages[0]).toMatchObject({ role: 'user', content: { type: 'text', text: 'Say hello to Grace.' } });
-    expect(rounds.elicitations).toEqual([{ key: 'name', params: expect.objectContaining({ message: 'Whom should I greet?' }) }]);
+    expect(rounds.elicitations).toEqual([
+      { key: 'name', params: expect.objectContaining({ message: 'Whom should I greet?' }) },
+    ]);
     const gets = rounds.recorder.requestsSent('prompts/get');
     const gotten = rounds.recorder.responsesTo('prompts/get');
-    expect(resultOf(gotten[0])).toMatchObject({ resultType: 'input_required', inputRequests: { name: { method: 'elicitation/create' } } });
+    expect(resultOf(gotten[0])).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { name: { method: 'elicitation/create' } },
+    });
     expectRetry(gets[1], gotten[0], { name: { action: 'accept', content: { name: 'Grace' } } });
 
     const workspace = await rounds.client.readResource({ uri: 'rounds://workspace' });
@@ -383,10 +463,17 @@ function scenarios(target: ModernTarget): void {
     expect(rounds.rootsRequests.map((request) => request.key)).toEqual(['roots']);
     const reads = rounds.recorder.requestsSent('resources/read');
     const read = rounds.recorder.responsesTo('resources/read');
-    expect(resultOf(read[0])).toMatchObject({ resultType: 'input_required', inputRequests: { roots: { method: 'roots/list' } } });
+    expect(resultOf(read[0])).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { roots: { method: 'roots/list' } },
+    });
     expectRetry(reads[1], read[0], { roots: { roots: [{ uri: 'file:///work', name: 'work' }] } });
     // The final read is cacheable again; the interim one carried no hints (checked by the schema rules).
-    expect(resultOf(read[1])).toMatchObject({ resultType: 'complete', ttlMs: expect.any(Number), cacheScope: expect.any(String) });
+    expect(resultOf(read[1])).toMatchObject({
+      resultType: 'complete',
+      ttlMs: expect.any(Number),
+      cacheScope: expect.any(String),
+    });
   });
 
   it('delivers resource updates on a subscriptions/listen stream after add_note, and stops when it closes', async () => {
@@ -406,7 +493,10 @@ function scenarios(target: ModernTarget): void {
     const [listen, otherListen] = recorder.requestsSent('subscriptions/listen');
     expect(listen.id).not.toEqual(otherListen.id);
     const [ack] = recorder.notifications('notifications/subscriptions/acknowledged');
-    expect(paramsOf(ack)).toMatchObject({ _meta: { [SUBSCRIPTION_ID]: listen.id }, notifications: { resourceSubscriptions: ['notes://index'] } });
+    expect(paramsOf(ack)).toMatchObject({
+      _meta: { [SUBSCRIPTION_ID]: listen.id },
+      notifications: { resourceSubscriptions: ['notes://index'] },
+    });
     await sleep(200);
     const delivered = recorder.notifications('notifications/resources/updated');
     expect(delivered).toHaveLength(1);

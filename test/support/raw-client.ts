@@ -22,12 +22,20 @@ export class RawClient {
 
   /** Sends `initialize` + `notifications/initialized` with the given client capabilities. */
   async initialize(capabilities: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-    const response = await this.request('initialize', { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'raw', version: '1' } });
+    const response = await this.request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities,
+      clientInfo: { name: 'raw', version: '1' },
+    });
     await this.notify('notifications/initialized');
     return response;
   }
 
-  async request(method: string, params?: Record<string, unknown>, id: string | number = this.nextId++): Promise<Record<string, unknown>> {
+  async request(
+    method: string,
+    params?: Record<string, unknown>,
+    id: string | number = this.nextId++,
+  ): Promise<Record<string, unknown>> {
     await this.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
     return this.waitFor((m) => m.id === id && !('method' in m));
   }
@@ -41,7 +49,10 @@ export class RawClient {
   }
 
   /** Resolves with the first received message (past or future) that matches; rejects after 5 s. */
-  async waitFor(match: (message: Record<string, unknown>) => boolean, timeoutMs = 5_000): Promise<Record<string, unknown>> {
+  async waitFor(
+    match: (message: Record<string, unknown>) => boolean,
+    timeoutMs = 5_000,
+  ): Promise<Record<string, unknown>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = this.received.find(match);

@@ -1,5 +1,14 @@
 import { Injectable, Module, Type } from '@nestjs/common';
-import { McpArgs, McpCtx, McpHttpOptions, McpModule, McpPrompt, McpRequestContext, McpResource, McpTool } from '@conduit-mcp/server';
+import {
+  McpArgs,
+  McpCtx,
+  McpHttpOptions,
+  McpModule,
+  McpPrompt,
+  McpRequestContext,
+  McpResource,
+  McpTool,
+} from '@conduit-mcp/server';
 import { randomUUID } from 'node:crypto';
 
 interface Trip {
@@ -24,7 +33,11 @@ export class TripPlanner {
     if (!trip) {
       const where = await ctx.input.elicit('city', {
         message: `Where does ${args.traveller} want to go?`,
-        requestedSchema: { type: 'object', properties: { city: { type: 'string', title: 'City' } }, required: ['city'] },
+        requestedSchema: {
+          type: 'object',
+          properties: { city: { type: 'string', title: 'City' } },
+          required: ['city'],
+        },
       });
       const city = where.content?.city;
       if (where.action !== 'accept' || typeof city !== 'string') return 'No trip planned.';
@@ -33,7 +46,11 @@ export class TripPlanner {
     }
     const booking = await ctx.input.elicit('confirm', {
       message: `Book ${trip.city} for ${args.traveller} (ref ${trip.ref})?`,
-      requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean', title: 'Book it' } }, required: ['confirm'] },
+      requestedSchema: {
+        type: 'object',
+        properties: { confirm: { type: 'boolean', title: 'Book it' } },
+        required: ['confirm'],
+      },
     });
     if (booking.action !== 'accept' || booking.content?.confirm !== true) return `Not booked (ref ${trip.ref}).`;
     return `Booked ${trip.city} for ${args.traveller}, ref ${trip.ref}.`;
@@ -63,7 +80,8 @@ export class RoundsExtras {
 
   @McpTool({
     name: 'regional_weather',
-    description: 'Weather of a city in a region; the region is mirrored into the Mcp-Param-Region header (x-mcp-header).',
+    description:
+      'Weather of a city in a region; the region is mirrored into the Mcp-Param-Region header (x-mcp-header).',
     input: {
       type: 'object',
       properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, city: { type: 'string' } },

@@ -1,5 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { WireRecorder } from './wire-recorder';
 
 /** What the test client answers to the server's questions, and what it saw. */
@@ -21,14 +25,25 @@ export function answeringClient(): AnsweringClient {
     { name: 'conduit-e2e', version: '1.0.0' },
     { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } } },
   );
-  const state: AnsweringClient = { client, recorder: new WireRecorder(), elicitations: [], samplings: [], elicitAnswer: { action: 'accept', content: { confirm: true } } };
+  const state: AnsweringClient = {
+    client,
+    recorder: new WireRecorder(),
+    elicitations: [],
+    samplings: [],
+    elicitAnswer: { action: 'accept', content: { confirm: true } },
+  };
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     state.elicitations.push(request.params);
     return state.elicitAnswer as never;
   });
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
     state.samplings.push(request.params);
-    return { role: 'assistant', content: { type: 'text', text: 'Mild and dry.' }, model: 'test-model', stopReason: 'endTurn' };
+    return {
+      role: 'assistant',
+      content: { type: 'text', text: 'Mild and dry.' },
+      model: 'test-model',
+      stopReason: 'endTurn',
+    };
   });
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
   return state;

@@ -26,16 +26,20 @@ export class WireRecorder {
     const send = transport.send.bind(transport);
     transport.send = (message: unknown, options?: unknown) => {
       const m = message as Record<string, unknown>;
-      if (typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) this.methods.set(m.id, m.method);
+      if (typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number'))
+        this.methods.set(m.id, m.method);
       return send(message, options);
     };
     let inner: MessageTransport['onmessage'];
     Object.defineProperty(transport, 'onmessage', {
       configurable: true,
-      get: () => (inner ? (message: unknown, extra?: unknown) => {
-        this.record(message as Record<string, unknown>);
-        inner!(message, extra);
-      } : undefined),
+      get: () =>
+        inner
+          ? (message: unknown, extra?: unknown) => {
+              this.record(message as Record<string, unknown>);
+              inner!(message, extra);
+            }
+          : undefined,
       set: (handler: MessageTransport['onmessage']) => {
         inner = handler;
       },
@@ -45,7 +49,9 @@ export class WireRecorder {
 
   /** Every problem found so far, one line each; an empty list means every message was valid. */
   problems(): string[] {
-    return this.received.flatMap(({ message, problems }) => problems.map((problem) => `${JSON.stringify(message).slice(0, 300)}: ${problem}`));
+    return this.received.flatMap(({ message, problems }) =>
+      problems.map((problem) => `${JSON.stringify(message).slice(0, 300)}: ${problem}`),
+    );
   }
 
   /** Notifications received with this method. */
@@ -54,7 +60,8 @@ export class WireRecorder {
   }
 
   private record(message: Record<string, unknown>): void {
-    const requestMethod = 'id' in message && !('method' in message) ? this.methods.get(message.id as string | number) : undefined;
+    const requestMethod =
+      'id' in message && !('method' in message) ? this.methods.get(message.id as string | number) : undefined;
     if (requestMethod === 'initialize' && 'result' in message) {
       this.revision = String((message.result as Record<string, unknown>).protocolVersion);
     }

@@ -27,7 +27,12 @@ const RESULT_OF: Record<string, string> = {
 /** Revision 2026-07-28: the methods it added, and those it removed (answered with an error, so never with a result). */
 const MODERN_REVISION = '2026-07-28';
 const MODERN_RESULT_OF: Record<string, string> = {
-  ...Object.fromEntries(Object.entries(RESULT_OF).filter(([method]) => !['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'].includes(method))),
+  ...Object.fromEntries(
+    Object.entries(RESULT_OF).filter(
+      ([method]) =>
+        !['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe'].includes(method),
+    ),
+  ),
   'server/discover': 'DiscoverResult',
   'subscriptions/listen': 'SubscriptionsListenResult',
 };
@@ -54,10 +59,15 @@ export class WireSchema {
   private readonly prefix: string;
 
   private constructor(readonly revision: string) {
-    const file = join(SPEC_DIR, `schema-${revision === '2025-03-26' || revision === '2024-11-05' ? '2025-06-18' : revision}.json`);
+    const file = join(
+      SPEC_DIR,
+      `schema-${revision === '2025-03-26' || revision === '2024-11-05' ? '2025-06-18' : revision}.json`,
+    );
     const schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     const draft2020 = String(schema.$schema).includes('2020-12');
-    this.ajv = draft2020 ? new Ajv2020({ strict: false, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
+    this.ajv = draft2020
+      ? new Ajv2020({ strict: false, allErrors: true })
+      : new Ajv({ strict: false, allErrors: true });
     addFormats(this.ajv);
     this.ajv.addSchema(schema, 'mcp');
     this.prefix = draft2020 ? 'mcp#/$defs/' : 'mcp#/definitions/';
@@ -74,7 +84,8 @@ export class WireSchema {
     if (this.revision === MODERN_REVISION) return this.checkModern(message, requestMethod);
     if ('method' in message && 'id' in message) return this.validate('ServerRequest', message);
     if ('method' in message) return this.validate('ServerNotification', message);
-    if ('error' in message) return this.validate(this.has('JSONRPCErrorResponse') ? 'JSONRPCErrorResponse' : 'JSONRPCError', message);
+    if ('error' in message)
+      return this.validate(this.has('JSONRPCErrorResponse') ? 'JSONRPCErrorResponse' : 'JSONRPCError', message);
     const resultType = requestMethod ? RESULT_OF[requestMethod] : undefined;
     const envelope = this.validate('JSONRPCResponse', message);
     return resultType ? [...envelope, ...this.validate(resultType, message.result)] : envelope;
@@ -88,7 +99,9 @@ export class WireSchema {
    */
   private checkModern(message: Record<string, unknown>, requestMethod?: string): string[] {
     if ('method' in message && 'id' in message) {
-      return [`server sent a JSON-RPC request (${String(message.method)}); revision ${MODERN_REVISION} has none (MRTR carries input requests in results)`];
+      return [
+        `server sent a JSON-RPC request (${String(message.method)}); revision ${MODERN_REVISION} has none (MRTR carries input requests in results)`,
+      ];
     }
     if ('method' in message) return this.validate('ServerNotification', message);
     if ('error' in message) {
@@ -96,8 +109,13 @@ export class WireSchema {
       const code = (message.error as { code?: unknown } | undefined)?.code;
       if (typeof code !== 'number') return envelope;
       if (MODERN_ERRORS[code]) return [...envelope, ...this.validate(MODERN_ERRORS[code], message)];
-      if (code <= -32020 && code >= -32099) return [...envelope, `error code ${code} is in the range reserved for the specification but not defined by ${MODERN_REVISION}`];
-      if (code === -32002 || code === -32042) return [...envelope, `error code ${code} must not be emitted in ${MODERN_REVISION}`];
+      if (code <= -32020 && code >= -32099)
+        return [
+          ...envelope,
+          `error code ${code} is in the range reserved for the specification but not defined by ${MODERN_REVISION}`,
+        ];
+      if (code === -32002 || code === -32042)
+        return [...envelope, `error code ${code} must not be emitted in ${MODERN_REVISION}`];
       return envelope;
     }
     const envelope = this.validate('JSONRPCResponse', message);
@@ -105,12 +123,19 @@ export class WireSchema {
     if (!result || typeof result !== 'object') return envelope;
     if (result.resultType === 'input_required') {
       const problems = [...envelope, ...this.validate('InputRequiredResult', result)];
-      if (requestMethod && !MRTR_METHODS.has(requestMethod)) problems.push(`input_required answers ${requestMethod}, which does not support it`);
-      if (result.inputRequests === undefined && result.requestState === undefined) problems.push('input_required has neither inputRequests nor requestState');
-      if ('ttlMs' in result || 'cacheScope' in result) problems.push('input_required carries cache hints (ttlMs/cacheScope)');
+      if (requestMethod && !MRTR_METHODS.has(requestMethod))
+        problems.push(`input_required answers ${requestMethod}, which does not support it`);
+      if (result.inputRequests === undefined && result.requestState === undefined)
+        problems.push('input_required has neither inputRequests nor requestState');
+      if ('ttlMs' in result || 'cacheScope' in result)
+        problems.push('input_required carries cache hints (ttlMs/cacheScope)');
       return problems;
     }
-    if (result.resultType !== 'complete') return [...envelope, `resultType ${JSON.stringify(result.resultType)} is neither "complete" nor "input_required"`];
+    if (result.resultType !== 'complete')
+      return [
+        ...envelope,
+        `resultType ${JSON.stringify(result.resultType)} is neither "complete" nor "input_required"`,
+      ];
     const resultType = requestMethod ? MODERN_RESULT_OF[requestMethod] : undefined;
     return resultType ? [...envelope, ...this.validate(resultType, result)] : envelope;
   }
@@ -125,7 +150,9 @@ export class WireSchema {
       const compiled = this.ajv.getSchema(this.prefix + name);
       if (!compiled) throw new Error(`schema ${this.revision} has no definition ${name}`);
       validator = (value) =>
-        compiled(value) ? [] : (compiled.errors ?? []).map((e) => `${name}${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+        compiled(value)
+          ? []
+          : (compiled.errors ?? []).map((e) => `${name}${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
       this.validators.set(name, validator);
     }
     return validator(data);

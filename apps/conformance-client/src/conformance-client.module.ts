@@ -13,7 +13,14 @@ export class ConformanceClientModule {
         McpClientModule.forRoot({
           name: 'conduit-conformance-client',
           version: '0.1.0',
-          servers: [{ id: UNDER_TEST, transport: { type: 'http', url: options.url }, era: options.revision, connectOnStart: false }],
+          servers: [
+            {
+              id: UNDER_TEST,
+              transport: { type: 'http', url: options.url },
+              era: options.revision,
+              connectOnStart: false,
+            },
+          ],
         }),
       ],
       providers: [SchemaDefaultsHandler, ConformanceScenarios],

@@ -26,7 +26,16 @@ export class ConformanceScenarios {
     ['elicitation-sep1034-client-defaults', () => this.callTools(['test_client_elicitation_defaults'])],
     ['sse-retry', () => this.callTools(['test_reconnection'])],
     ['request-metadata', () => this.listTools()],
-    ['sep-2322-client-request-state', () => this.callTools(['test_mrtr_echo_state', 'test_mrtr_unrelated', 'test_mrtr_no_state', 'test_mrtr_no_result_type'])],
+    [
+      'sep-2322-client-request-state',
+      () =>
+        this.callTools([
+          'test_mrtr_echo_state',
+          'test_mrtr_unrelated',
+          'test_mrtr_no_state',
+          'test_mrtr_no_result_type',
+        ]),
+    ],
     ['http-standard-headers', () => this.useEverything()],
     ['http-custom-headers', (context) => this.callAsTold(context)],
     ['http-invalid-tool-headers', () => this.callEveryTool()],
@@ -38,7 +47,8 @@ export class ConformanceScenarios {
 
   /** Runs one scenario; rejects when it could not be carried out (the suite then sees a non-zero exit). */
   async run(name: string, context: ScenarioContext): Promise<void> {
-    const scenario = this.scenarios.get(name) ?? (name.startsWith('auth/') ? () => this.withoutAuthorization() : undefined);
+    const scenario =
+      this.scenarios.get(name) ?? (name.startsWith('auth/') ? () => this.withoutAuthorization() : undefined);
     if (!scenario) throw new Error(`No client behaviour for the scenario "${name}"`);
     await this.client.connect();
     this.logger.log(`Connected (${this.client.era} era, ${this.client.protocolVersion}); running ${name}`);

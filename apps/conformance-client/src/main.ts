@@ -12,7 +12,9 @@ async function main(): Promise<number> {
   const url = process.argv.slice(2).at(-1);
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO;
   if (!url || !scenario) {
-    process.stderr.write('usage: MCP_CONFORMANCE_SCENARIO=<name> [MCP_CONFORMANCE_PROTOCOL_VERSION=<revision>] conformance-client <serverUrl>\n');
+    process.stderr.write(
+      'usage: MCP_CONFORMANCE_SCENARIO=<name> [MCP_CONFORMANCE_PROTOCOL_VERSION=<revision>] conformance-client <serverUrl>\n',
+    );
     return 2;
   }
   const revision = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION || LATEST_LEGACY_REVISION;
@@ -24,13 +26,16 @@ async function main(): Promise<number> {
     await app.get(ConformanceScenarios).run(scenario, context);
     return 0;
   } catch (error) {
-    Logger.error(`${scenario} failed: ${error instanceof Error ? error.message : String(error)}`, undefined, 'ConformanceClient');
+    Logger.error(
+      `${scenario} failed: ${error instanceof Error ? error.message : String(error)}`,
+      undefined,
+      'ConformanceClient',
+    );
     return 1;
   } finally {
     await app.close();
   }
 }
-
 
 main().then(
   (code) => process.exit(code),

@@ -1,6 +1,9 @@
 /** The arguments a tool's input schema asks for at least: each required property's default, else a value of its type. */
 export function requiredArguments(inputSchema: unknown): Record<string, unknown> {
-  const schema = (inputSchema ?? {}) as { properties?: Record<string, { type?: unknown; default?: unknown; enum?: unknown[] }>; required?: string[] };
+  const schema = (inputSchema ?? {}) as {
+    properties?: Record<string, { type?: unknown; default?: unknown; enum?: unknown[] }>;
+    required?: string[];
+  };
   const properties = schema.properties ?? {};
   return Object.fromEntries((schema.required ?? []).map((name) => [name, sampleValue(properties[name] ?? {})]));
 }

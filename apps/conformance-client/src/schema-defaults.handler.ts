@@ -20,7 +20,9 @@ export class SchemaDefaultsHandler {
         .map(([name, field]) => [name, field.default]),
     ) as ElicitResult['content'];
     const missing = (schema.required ?? []).filter((name) => !(name in (content ?? {})));
-    this.logger.log(`elicitation "${params.message}": ${missing.length ? `decline (no default for ${missing.join(', ')})` : `accept ${JSON.stringify(content)}`}`);
+    this.logger.log(
+      `elicitation "${params.message}": ${missing.length ? `decline (no default for ${missing.join(', ')})` : `accept ${JSON.stringify(content)}`}`,
+    );
     return missing.length ? { action: 'decline' } : { action: 'accept', content };
   }
 }

@@ -22,6 +22,14 @@ import { TestResources } from './test.resources';
       http: { path: '/mcp' },
     }),
   ],
-  providers: [ContentTools, NotificationTools, ClientInputTools, TestResources, TestPrompts, InputRequiredTools, StatelessTools],
+  providers: [
+    ContentTools,
+    NotificationTools,
+    ClientInputTools,
+    TestResources,
+    TestPrompts,
+    InputRequiredTools,
+    StatelessTools,
+  ],
 })
 export class AppModule {}

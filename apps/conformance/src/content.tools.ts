@@ -52,7 +52,11 @@ export class ContentTools {
       content: [
         {
           type: 'resource',
-          resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+          resource: {
+            uri: 'test://embedded-resource',
+            mimeType: 'text/plain',
+            text: 'This is an embedded resource content.',
+          },
         },
       ],
     };

@@ -10,13 +10,19 @@ import { McpCtx, McpPrompt, McpRequestContext, McpTool } from '@conduit-mcp/serv
  */
 @Injectable()
 export class InputRequiredTools {
-  @McpTool({ name: 'test_input_required_result_elicitation', description: 'Asks the user for their name (elicitation, key "user_name").' })
+  @McpTool({
+    name: 'test_input_required_result_elicitation',
+    description: 'Asks the user for their name (elicitation, key "user_name").',
+  })
   async elicitation(@McpCtx() ctx: McpRequestContext) {
     const answer = await ctx.input.elicit('user_name', askName('What is your name?'));
     return answer.action === 'accept' ? `Hello, ${String(answer.content?.name)}!` : `No name given (${answer.action}).`;
   }
 
-  @McpTool({ name: 'test_input_required_result_sampling', description: "Asks the client's model a question (sampling, key \"capital_question\")." })
+  @McpTool({
+    name: 'test_input_required_result_sampling',
+    description: 'Asks the client\'s model a question (sampling, key "capital_question").',
+  })
   async sampling(@McpCtx() ctx: McpRequestContext) {
     const answer = await ctx.input.sample('capital_question', {
       messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }],
@@ -25,7 +31,10 @@ export class InputRequiredTools {
     return `Sampling response: ${samplingText(answer)}`;
   }
 
-  @McpTool({ name: 'test_input_required_result_list_roots', description: 'Asks the client for its roots (roots/list, key "client_roots").' })
+  @McpTool({
+    name: 'test_input_required_result_list_roots',
+    description: 'Asks the client for its roots (roots/list, key "client_roots").',
+  })
   async listRoots(@McpCtx() ctx: McpRequestContext) {
     return `Client roots: ${rootUris(await ctx.input.roots('client_roots'))}`;
   }
@@ -44,7 +53,8 @@ export class InputRequiredTools {
 
   @McpTool({
     name: 'test_input_required_result_multiple_inputs',
-    description: 'Asks for a name, a model greeting and the client roots in one round (keys "user_name", "greeting", "client_roots").',
+    description:
+      'Asks for a name, a model greeting and the client roots in one round (keys "user_name", "greeting", "client_roots").',
   })
   async multipleInputs(@McpCtx() ctx: McpRequestContext) {
     ctx.state.set('flow', 'multiple_inputs');
@@ -80,7 +90,8 @@ export class InputRequiredTools {
 
   @McpTool({
     name: 'test_input_required_result_tampered_state',
-    description: 'Asks for a confirmation (key "confirm") with integrity-protected state; a tampered requestState is refused.',
+    description:
+      'Asks for a confirmation (key "confirm") with integrity-protected state; a tampered requestState is refused.',
   })
   async tamperedState(@McpCtx() ctx: McpRequestContext) {
     ctx.state.set('flow', 'tampered_state');
@@ -98,11 +109,19 @@ export class InputRequiredTools {
     if (sampling) {
       asked.push(
         ctx.input
-          .sample('summary', { messages: [{ role: 'user', content: { type: 'text', text: 'Summarize the test run' } }], maxTokens: 50 })
+          .sample('summary', {
+            messages: [{ role: 'user', content: { type: 'text', text: 'Summarize the test run' } }],
+            maxTokens: 50,
+          })
           .then((answer) => `sampling: ${samplingText(answer)}`),
       );
     }
-    if (elicitation) asked.push(ctx.input.elicit('confirm', askConfirmation('Please confirm')).then((answer) => `elicitation: ${answer.action}`));
+    if (elicitation)
+      asked.push(
+        ctx.input
+          .elicit('confirm', askConfirmation('Please confirm'))
+          .then((answer) => `elicitation: ${answer.action}`),
+      );
     if (roots) asked.push(ctx.input.roots('client_roots').then((answer) => `roots: ${rootUris(answer)}`));
     if (!asked.length) return 'The client declared no capability to answer questions with.';
     return (await Promise.all(asked)).join('; ');
@@ -124,11 +143,17 @@ export class InputRequiredTools {
 }
 
 function askName(message: string) {
-  return { message, requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] } };
+  return {
+    message,
+    requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] },
+  };
 }
 
 function askConfirmation(message: string) {
-  return { message, requestedSchema: { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] } };
+  return {
+    message,
+    requestedSchema: { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] },
+  };
 }
 
 function samplingText(answer: CreateMessageResult): string {

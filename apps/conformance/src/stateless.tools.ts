@@ -28,7 +28,8 @@ export class StatelessTools {
 
   @McpTool({
     name: 'test_streaming_elicitation',
-    description: 'Asks the user for a confirmation; the question travels as an input_required result, never as a request.',
+    description:
+      'Asks the user for a confirmation; the question travels as an input_required result, never as a request.',
   })
   async streamingElicitation(@McpCtx() ctx: McpRequestContext) {
     const answer = await ctx.input.elicit('confirmation', {
@@ -40,7 +41,8 @@ export class StatelessTools {
 
   @McpTool({
     name: 'test_logging_tool',
-    description: "Logs three messages while it runs; they reach the client only at the level it asked for (_meta logLevel).",
+    description:
+      'Logs three messages while it runs; they reach the client only at the level it asked for (_meta logLevel).',
   })
   async logging(@McpCtx() ctx: McpRequestContext) {
     ctx.log('info', 'Logging tool started', 'conduit-conformance');
@@ -54,7 +56,11 @@ export class StatelessTools {
     return 'The dynamic tool is here.';
   }
 
-  @McpPrompt({ name: DYNAMIC_PROMPT, title: 'Dynamic Prompt', description: 'A prompt that test_trigger_prompt_change hides and shows again' })
+  @McpPrompt({
+    name: DYNAMIC_PROMPT,
+    title: 'Dynamic Prompt',
+    description: 'A prompt that test_trigger_prompt_change hides and shows again',
+  })
   dynamicPrompt() {
     return 'The dynamic prompt is here.';
   }

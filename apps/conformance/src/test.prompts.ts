@@ -7,7 +7,11 @@ const ARG1_SUGGESTIONS = ['paris', 'park', 'party', 'test', 'testing'];
 /** The prompts the suite gets, and completion of the first argument of the parameterized one. */
 @Injectable()
 export class TestPrompts {
-  @McpPrompt({ name: 'test_simple_prompt', title: 'Simple Test Prompt', description: 'A simple prompt without arguments' })
+  @McpPrompt({
+    name: 'test_simple_prompt',
+    title: 'Simple Test Prompt',
+    description: 'A simple prompt without arguments',
+  })
   simple() {
     return 'This is a simple prompt for testing.';
   }
@@ -40,13 +44,20 @@ export class TestPrompts {
     return [
       {
         role: 'user',
-        content: { type: 'resource', resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } },
+        content: {
+          type: 'resource',
+          resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+        },
       },
       { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
     ];
   }
 
-  @McpPrompt({ name: 'test_prompt_with_image', title: 'Prompt With Image', description: 'A prompt that includes image content' })
+  @McpPrompt({
+    name: 'test_prompt_with_image',
+    title: 'Prompt With Image',
+    description: 'A prompt that includes image content',
+  })
   withImage() {
     return [
       { role: 'user', content: { type: 'image', data: TEST_PNG_BASE64, mimeType: 'image/png' } },

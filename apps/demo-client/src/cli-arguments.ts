@@ -100,9 +100,17 @@ function actionOf(words: string[]): CliAction {
       noMore(1);
       return { kind, uri: operand('a resource URI') };
     case 'call':
-      return { kind, name: operand('a tool name'), args: Object.fromEntries(rest.slice(1).map((pair) => keyValue(pair, parseValue))) };
+      return {
+        kind,
+        name: operand('a tool name'),
+        args: Object.fromEntries(rest.slice(1).map((pair) => keyValue(pair, parseValue))),
+      };
     case 'prompt':
-      return { kind, name: operand('a prompt name'), args: Object.fromEntries(rest.slice(1).map((pair) => keyValue(pair, (value) => value))) };
+      return {
+        kind,
+        name: operand('a prompt name'),
+        args: Object.fromEntries(rest.slice(1).map((pair) => keyValue(pair, (value) => value))),
+      };
     case undefined:
       throw new UsageError('no action given (tools, call, resources, read, prompts, prompt)');
     default:

@@ -19,17 +19,25 @@ export class CliCommands {
 
   async run(): Promise<unknown> {
     await this.client.connect();
-    this.logger.log(`Connected to ${this.client.serverInfo?.name ?? 'the server'} (${this.client.era} era, ${this.client.protocolVersion})`);
+    this.logger.log(
+      `Connected to ${this.client.serverInfo?.name ?? 'the server'} (${this.client.era} era, ${this.client.protocolVersion})`,
+    );
     const action = this.action;
     switch (action.kind) {
       case 'tools':
         return this.client.listTools();
       case 'call':
         return this.client.callTool(action.name, action.args, {
-          onProgress: ({ progress, total, message }) => this.logger.log(`progress ${progress}${total === undefined ? '' : `/${total}`}${message ? `: ${message}` : ''}`),
+          onProgress: ({ progress, total, message }) =>
+            this.logger.log(
+              `progress ${progress}${total === undefined ? '' : `/${total}`}${message ? `: ${message}` : ''}`,
+            ),
         });
       case 'resources':
-        return { resources: await this.client.listResources(), resourceTemplates: await this.client.listResourceTemplates() };
+        return {
+          resources: await this.client.listResources(),
+          resourceTemplates: await this.client.listResourceTemplates(),
+        };
       case 'read':
         return this.client.readResource(action.uri);
       case 'prompts':

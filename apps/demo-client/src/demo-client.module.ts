@@ -10,17 +10,28 @@ import { TerminalElicitationHandler } from './terminal-elicitation.handler';
 @Module({})
 export class DemoClientModule {
   static forRoot(invocation: CliInvocation): DynamicModule {
-    const sampling: Provider[] = invocation.sampleWith === undefined ? [] : [{ provide: SAMPLE_WITH, useValue: invocation.sampleWith }, FixedSamplingHandler];
+    const sampling: Provider[] =
+      invocation.sampleWith === undefined
+        ? []
+        : [{ provide: SAMPLE_WITH, useValue: invocation.sampleWith }, FixedSamplingHandler];
     return {
       module: DemoClientModule,
       imports: [
         McpClientModule.forRoot({
           name: 'conduit-cli',
           version: '0.1.0',
-          servers: [{ id: TARGET, transport: transportOf(invocation.target), era: invocation.era, connectOnStart: false }],
+          servers: [
+            { id: TARGET, transport: transportOf(invocation.target), era: invocation.era, connectOnStart: false },
+          ],
         }),
       ],
-      providers: [{ provide: CLI_ACTION, useValue: invocation.action }, CliCommands, TerminalElicitationHandler, ServerLogHandler, ...sampling],
+      providers: [
+        { provide: CLI_ACTION, useValue: invocation.action },
+        CliCommands,
+        TerminalElicitationHandler,
+        ServerLogHandler,
+        ...sampling,
+      ],
     };
   }
 }

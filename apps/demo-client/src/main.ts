@@ -22,7 +22,9 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const logLevels: LogLevel[] = invocation.verbose ? ['log', 'warn', 'error'] : ['warn', 'error'];
-  const app = await NestFactory.createApplicationContext(DemoClientModule.forRoot(invocation), { logger: new StderrLogger({ logLevels, colors: process.stderr.isTTY === true }) });
+  const app = await NestFactory.createApplicationContext(DemoClientModule.forRoot(invocation), {
+    logger: new StderrLogger({ logLevels, colors: process.stderr.isTTY === true }),
+  });
   try {
     const answer = await app.get(CliCommands).run();
     process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
@@ -35,9 +37,9 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-
 function describe(error: unknown): string {
-  if (error instanceof McpClientError) return `${error.message}${error.code === undefined ? '' : ` (code ${error.code})`}`;
+  if (error instanceof McpClientError)
+    return `${error.message}${error.code === undefined ? '' : ` (code ${error.code})`}`;
   return error instanceof Error ? error.message : String(error);
 }
 

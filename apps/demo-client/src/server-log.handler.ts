@@ -8,6 +8,8 @@ export class ServerLogHandler {
 
   @OnLog()
   log(level: string, params: { logger?: string; data?: unknown }): void {
-    this.logger.log(`${level}${params.logger ? ` ${params.logger}` : ''}: ${typeof params.data === 'string' ? params.data : JSON.stringify(params.data)}`);
+    this.logger.log(
+      `${level}${params.logger ? ` ${params.logger}` : ''}: ${typeof params.data === 'string' ? params.data : JSON.stringify(params.data)}`,
+    );
   }
 }

@@ -21,8 +21,18 @@ export class TerminalElicitationHandler {
       this.logger.warn(`Declined "${params.message}": stdin is not a terminal to ask on`);
       return Promise.resolve({ action: 'decline' });
     }
-    const sensitive = new Set(Object.entries(ctx.fields ?? {}).filter(([, hint]) => hint.sensitiveSuspected).map(([name]) => name));
-    const asked = this.turn.then(() => askOnTerminal(params.message, params.requestedSchema, { server: this.client.serverInfo?.name ?? ctx.serverId, sensitive, signal: ctx.signal }));
+    const sensitive = new Set(
+      Object.entries(ctx.fields ?? {})
+        .filter(([, hint]) => hint.sensitiveSuspected)
+        .map(([name]) => name),
+    );
+    const asked = this.turn.then(() =>
+      askOnTerminal(params.message, params.requestedSchema, {
+        server: this.client.serverInfo?.name ?? ctx.serverId,
+        sensitive,
+        signal: ctx.signal,
+      }),
+    );
     this.turn = asked.catch(() => undefined);
     return asked;
   }

@@ -46,9 +46,19 @@ export async function askOnTerminal(
   }
 }
 
-async function askField(ask: (question: string) => Promise<string>, name: string, field: FormField, required: boolean): Promise<Answer | undefined> {
+async function askField(
+  ask: (question: string) => Promise<string>,
+  name: string,
+  field: FormField,
+  required: boolean,
+): Promise<Answer | undefined> {
   const choices = choicesOf(field);
-  const shown = [field.type ?? 'string', choices && `one of ${choices.join(' | ')}`, field.default !== undefined && `default ${JSON.stringify(field.default)}`, required && 'required']
+  const shown = [
+    field.type ?? 'string',
+    choices && `one of ${choices.join(' | ')}`,
+    field.default !== undefined && `default ${JSON.stringify(field.default)}`,
+    required && 'required',
+  ]
     .filter(Boolean)
     .join(', ');
   const label = `  ${field.title ?? name}${field.description ? ` (${field.description})` : ''} [${shown}]: `;
@@ -67,7 +77,11 @@ async function askField(ask: (question: string) => Promise<string>, name: string
 }
 
 function choicesOf(field: FormField): string[] | undefined {
-  const values = field.enum ?? field.oneOf?.map((option) => option.const) ?? field.items?.enum ?? field.items?.anyOf?.map((option) => option.const);
+  const values =
+    field.enum ??
+    field.oneOf?.map((option) => option.const) ??
+    field.items?.enum ??
+    field.items?.anyOf?.map((option) => option.const);
   return values?.map(String);
 }
 
@@ -81,7 +95,10 @@ function valueOf(text: string, field: FormField, choices: string[] | undefined):
       return Number.isFinite(number) && (field.type === 'number' || Number.isInteger(number)) ? number : undefined;
     }
     case 'array': {
-      const picked = text.split(',').map((item) => item.trim()).filter(Boolean);
+      const picked = text
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
       return choices && picked.some((item) => !choices.includes(item)) ? undefined : picked;
     }
     default:

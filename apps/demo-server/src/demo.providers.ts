@@ -7,4 +7,11 @@ import { WeatherPrompts } from './weather/weather.prompts';
 import { WeatherTools } from './weather/weather.tools';
 
 /** Everything the demo serves: weather tools and prompts, the notebook, the guarded admin tool. */
-export const DEMO_PROVIDERS: Provider[] = [WeatherTools, WeatherPrompts, NotesService, NotesResources, AdminTools, ApiKeyGuard];
+export const DEMO_PROVIDERS: Provider[] = [
+  WeatherTools,
+  WeatherPrompts,
+  NotesService,
+  NotesResources,
+  AdminTools,
+  ApiKeyGuard,
+];

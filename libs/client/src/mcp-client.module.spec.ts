@@ -68,7 +68,11 @@ describe('McpClientModule with decorated handlers, against the demo server over 
   async function start(era: string) {
     @Module({
       imports: [
-        McpClientModule.forRoot({ name: 'module-test', assigns: { user: 'bob' }, servers: [{ id: 'demo', transport: { type: 'http', url: server.url }, era }] }),
+        McpClientModule.forRoot({
+          name: 'module-test',
+          assigns: { user: 'bob' },
+          servers: [{ id: 'demo', transport: { type: 'http', url: server.url }, era }],
+        }),
         TerminusModule,
       ],
       providers: [Handlers, UsesClient],
@@ -86,25 +90,43 @@ describe('McpClientModule with decorated handlers, against the demo server over 
   afterEach(() => moduleRef.close());
   afterAll(() => server.close());
 
-  it.each(['legacy', 'modern'])('declares exactly the handled capabilities and answers through the handlers (%s)', async (era) => {
-    await start(era);
-    expect(client.state).toBe('connected');
-    expect(moduleRef.get(McpClients).get('demo')).toBe(client);
-    const added = await client.callTool('add_note', { title: 'T', body: 'b' });
-    const id = String((added.content as Array<{ uri: string }>)[0].uri).split('/').pop();
-    expect(await client.callTool('delete_note', { id })).toMatchObject({ content: [{ text: 'Deleted the note "T".' }] });
-    expect(handlers.elicitations[0]).toMatchObject({ client: 'module-test', serverId: 'demo', era, mode: 'form', fields: { confirm: { sensitiveSuspected: false } } });
-  });
+  it.each(['legacy', 'modern'])(
+    'declares exactly the handled capabilities and answers through the handlers (%s)',
+    async (era) => {
+      await start(era);
+      expect(client.state).toBe('connected');
+      expect(moduleRef.get(McpClients).get('demo')).toBe(client);
+      const added = await client.callTool('add_note', { title: 'T', body: 'b' });
+      const id = String((added.content as Array<{ uri: string }>)[0].uri)
+        .split('/')
+        .pop();
+      expect(await client.callTool('delete_note', { id })).toMatchObject({
+        content: [{ text: 'Deleted the note "T".' }],
+      });
+      expect(handlers.elicitations[0]).toMatchObject({
+        client: 'module-test',
+        serverId: 'demo',
+        era,
+        mode: 'form',
+        fields: { confirm: { sensitiveSuspected: false } },
+      });
+    },
+  );
 
-  it.each(['legacy', 'modern'])('runs the user guard on a handler: a refused sampling fails the call, an allowed one passes (%s)', async (era) => {
-    await start(era);
-    await expect(client.callTool('summarize_forecast', { city: 'Oslo' })).rejects.toMatchObject({ kind: era === 'modern' ? 'input_handler' : 'rpc' });
-    expect(handlers.samplings).toEqual([]);
-    const result = await client.callTool('summarize_forecast', { city: 'Oslo' }, { assigns: { user: 'alice' } });
-    expect(result).toMatchObject({ content: [{ text: 'Sunny. (model: stub)' }] });
-    expect(handlers.samplings[0].params).toMatchObject({ maxTokens: 200 });
-    expect(handlers.samplings[0].ctx.assigns).toEqual({ user: 'alice' });
-  });
+  it.each(['legacy', 'modern'])(
+    'runs the user guard on a handler: a refused sampling fails the call, an allowed one passes (%s)',
+    async (era) => {
+      await start(era);
+      await expect(client.callTool('summarize_forecast', { city: 'Oslo' })).rejects.toMatchObject({
+        kind: era === 'modern' ? 'input_handler' : 'rpc',
+      });
+      expect(handlers.samplings).toEqual([]);
+      const result = await client.callTool('summarize_forecast', { city: 'Oslo' }, { assigns: { user: 'alice' } });
+      expect(result).toMatchObject({ content: [{ text: 'Sunny. (model: stub)' }] });
+      expect(handlers.samplings[0].params).toMatchObject({ maxTokens: 200 });
+      expect(handlers.samplings[0].ctx.assigns).toEqual({ user: 'alice' });
+    },
+  );
 
   it('opens a new legacy session when the server forgot the old one (HTTP 404)', async () => {
     await start('legacy');
@@ -123,9 +145,19 @@ describe('McpClientModule with decorated handlers, against the demo server over 
     await client.callTool('weather_report', { steps: 2 });
     await client.callTool('add_note', { title: 'Watched', body: 'x' });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(handlers.logs).toEqual([['debug', { step: 1 }], ['debug', { step: 2 }]]);
-    expect(handlers.notifications).toEqual(expect.arrayContaining(['notifications/message', 'notifications/resources/updated']));
-    const health = await moduleRef.get(HealthCheckService).check([() => moduleRef.get(McpClientHealthIndicator).isHealthy()]);
-    expect(health).toMatchObject({ status: 'ok', info: { 'mcp-clients': { status: 'up', demo: { up: true, era: 'legacy' } } } });
+    expect(handlers.logs).toEqual([
+      ['debug', { step: 1 }],
+      ['debug', { step: 2 }],
+    ]);
+    expect(handlers.notifications).toEqual(
+      expect.arrayContaining(['notifications/message', 'notifications/resources/updated']),
+    );
+    const health = await moduleRef
+      .get(HealthCheckService)
+      .check([() => moduleRef.get(McpClientHealthIndicator).isHealthy()]);
+    expect(health).toMatchObject({
+      status: 'ok',
+      info: { 'mcp-clients': { status: 'up', demo: { up: true, era: 'legacy' } } },
+    });
   });
 });

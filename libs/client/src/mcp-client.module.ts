@@ -19,7 +19,10 @@ import { McpClientResponder } from './responder/mcp-client.responder';
 })
 export class McpClientModule extends ConfigurableModuleClass {
   static forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
-    return withClientTokens(super.forRoot(options), options.servers.map((server) => server.id));
+    return withClientTokens(
+      super.forRoot(options),
+      options.servers.map((server) => server.id),
+    );
   }
 
   /** `serverIds` registers `@InjectMcpClient(id)` for servers whose configuration the factory returns. */
@@ -29,7 +32,11 @@ export class McpClientModule extends ConfigurableModuleClass {
 }
 
 function withClientTokens(module: DynamicModule, ids: string[]): DynamicModule {
-  const tokens: Provider[] = ids.map((id) => ({ provide: getMcpClientToken(id), useFactory: (clients: McpClients) => clients.get(id), inject: [McpClients] }));
+  const tokens: Provider[] = ids.map((id) => ({
+    provide: getMcpClientToken(id),
+    useFactory: (clients: McpClients) => clients.get(id),
+    inject: [McpClients],
+  }));
   return {
     ...module,
     providers: [...(module.providers ?? []), ...tokens],

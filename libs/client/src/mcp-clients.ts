@@ -45,7 +45,10 @@ export class McpClients implements OnApplicationBootstrap, OnApplicationShutdown
     const starting = this.all().filter((client) => client.config.connectOnStart !== false);
     const results = await Promise.allSettled(starting.map((client) => client.connect()));
     results.forEach((result, index) => {
-      if (result.status === 'rejected') this.logger.warn(`MCP server "${starting[index].id}" is not reachable yet: ${(result.reason as Error).message}`);
+      if (result.status === 'rejected')
+        this.logger.warn(
+          `MCP server "${starting[index].id}" is not reachable yet: ${(result.reason as Error).message}`,
+        );
     });
   }
 

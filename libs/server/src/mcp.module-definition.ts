@@ -1,5 +1,9 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 
-export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN: MCP_MODULE_OPTIONS, OPTIONS_TYPE, ASYNC_OPTIONS_TYPE } =
-  new ConfigurableModuleBuilder<McpModuleOptions>().setClassMethodName('forRoot').build();
+export const {
+  ConfigurableModuleClass,
+  MODULE_OPTIONS_TOKEN: MCP_MODULE_OPTIONS,
+  OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<McpModuleOptions>().setClassMethodName('forRoot').build();

@@ -39,7 +39,10 @@ import {
 
 class Refuse implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    return context.getType<string>() === 'mcp' && McpExecutionContext.create(context).getContext().meta.token === 'open-sesame';
+    return (
+      context.getType<string>() === 'mcp' &&
+      McpExecutionContext.create(context).getContext().meta.token === 'open-sesame'
+    );
   }
 }
 
@@ -51,7 +54,9 @@ class Shout implements NestInterceptor {
 
 class Trim implements PipeTransform {
   transform(value: unknown) {
-    return value && typeof value === 'object' && 'text' in value ? { ...value, text: String(value.text).trim() } : value;
+    return value && typeof value === 'object' && 'text' in value
+      ? { ...value, text: String(value.text).trim() }
+      : value;
   }
 }
 
@@ -129,9 +134,15 @@ class Tools {
     return `memo ${id}`;
   }
 
-  @McpPrompt({ name: 'p1' }) p1() { return 'one'; }
-  @McpPrompt({ name: 'p2' }) p2() { return 'two'; }
-  @McpPrompt({ name: 'p3' }) p3() { return 'three'; }
+  @McpPrompt({ name: 'p1' }) p1() {
+    return 'one';
+  }
+  @McpPrompt({ name: 'p2' }) p2() {
+    return 'two';
+  }
+  @McpPrompt({ name: 'p3' }) p3() {
+    return 'three';
+  }
 }
 
 async function serve(...providers: Array<new (...args: never[]) => unknown>) {
@@ -166,7 +177,9 @@ describe('McpModule over an in-memory transport', () => {
     const listed = await client.request('tools/list');
     expect((listed.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).not.toContain('secret');
     expect((await call('secret')).error).toMatchObject({ code: -32000 });
-    expect((await call('secret', {}, { token: 'open-sesame' })).result).toMatchObject({ content: [{ type: 'text', text: 'the secret' }] });
+    expect((await call('secret', {}, { token: 'open-sesame' })).result).toMatchObject({
+      content: [{ type: 'text', text: 'the secret' }],
+    });
   });
 
   it('lists what each caller may see, request after request (pages are cached per guard outcome)', async () => {
@@ -174,7 +187,9 @@ describe('McpModule over an in-memory transport', () => {
       const seen: string[] = [];
       let cursor: string | undefined;
       do {
-        const page = (await client.request('tools/list', { ...(cursor ? { cursor } : {}), ...(meta ? { _meta: meta } : {}) })).result as {
+        const page = (
+          await client.request('tools/list', { ...(cursor ? { cursor } : {}), ...(meta ? { _meta: meta } : {}) })
+        ).result as {
           tools: Array<{ name: string }>;
           nextCursor?: string;
         };
@@ -194,7 +209,9 @@ describe('McpModule over an in-memory transport', () => {
   });
 
   it('runs pipes and interceptors around the handler', async () => {
-    expect((await call('shout', { text: '  hello  ' })).result).toEqual({ content: [{ type: 'text', text: 'hello!' }] });
+    expect((await call('shout', { text: '  hello  ' })).result).toEqual({
+      content: [{ type: 'text', text: 'hello!' }],
+    });
   });
 
   it('turns a crash into -32603 without internals', async () => {
@@ -208,7 +225,10 @@ describe('McpModule over an in-memory transport', () => {
   });
 
   it('reports McpToolError as a tool error and bad structured output as -32603', async () => {
-    expect((await call('tool_error')).result).toEqual({ content: [{ type: 'text', text: 'the model should see this' }], isError: true });
+    expect((await call('tool_error')).result).toEqual({
+      content: [{ type: 'text', text: 'the model should see this' }],
+      isError: true,
+    });
     expect((await call('bad_output')).error).toMatchObject({ code: -32603 });
   });
 
@@ -220,9 +240,15 @@ describe('McpModule over an in-memory transport', () => {
   });
 
   it('paginates lists with an opaque cursor and refuses a forged one', async () => {
-    const page1 = (await client.request('prompts/list')).result as { prompts: Array<{ name: string }>; nextCursor: string };
+    const page1 = (await client.request('prompts/list')).result as {
+      prompts: Array<{ name: string }>;
+      nextCursor: string;
+    };
     expect(page1.prompts.map((p) => p.name)).toEqual(['p1', 'p2']);
-    const page2 = (await client.request('prompts/list', { cursor: page1.nextCursor })).result as Record<string, unknown>;
+    const page2 = (await client.request('prompts/list', { cursor: page1.nextCursor })).result as Record<
+      string,
+      unknown
+    >;
     expect(page2).toEqual({ prompts: [expect.objectContaining({ name: 'p3' })] });
     expect((await client.request('prompts/list', { cursor: 'forged' })).error).toMatchObject({ code: -32602 });
   });
@@ -307,7 +333,9 @@ describe('McpModule over an in-memory transport', () => {
     const pending = call('ask');
     const question = await client.waitFor((m) => m.method === 'roots/list');
     await client.send({ jsonrpc: '2.0', id: question.id, result: { roots: [{ uri: 'file:///tmp' }] } });
-    expect(((await pending).result as { content: Array<{ text: string }> }).content[0].text).toBe('{"roots":[{"uri":"file:///tmp"}]}');
+    expect(((await pending).result as { content: Array<{ text: string }> }).content[0].text).toBe(
+      '{"roots":[{"uri":"file:///tmp"}]}',
+    );
   });
 
   it('tells clients when a list changes', async () => {
@@ -320,18 +348,40 @@ describe('McpModule over an in-memory transport', () => {
 
 describe('declarations checked at start-up', () => {
   it.each([
-    ['a duplicate tool name', () => {
-      @Injectable() class Twice { @McpTool({ name: 'same' }) a() {} @McpTool({ name: 'same' }) b() {} }
-      return Twice;
-    }, /Twice\.b: duplicate tool "same", already declared by Twice\.a/],
-    ['a tool name outside the allowed characters', () => {
-      @Injectable() class BadName { @McpTool({ name: 'has space' }) a() {} }
-      return BadName;
-    }, /BadName\.a: tool name "has space"/],
-    ['a malformed URI template', () => {
-      @Injectable() class BadTemplate { @McpResource({ uri: 'x://{unclosed' }) a() {} }
-      return BadTemplate;
-    }, /BadTemplate\.a: /],
+    [
+      'a duplicate tool name',
+      () => {
+        @Injectable()
+        class Twice {
+          @McpTool({ name: 'same' }) a() {}
+          @McpTool({ name: 'same' }) b() {}
+        }
+        return Twice;
+      },
+      /Twice\.b: duplicate tool "same", already declared by Twice\.a/,
+    ],
+    [
+      'a tool name outside the allowed characters',
+      () => {
+        @Injectable()
+        class BadName {
+          @McpTool({ name: 'has space' }) a() {}
+        }
+        return BadName;
+      },
+      /BadName\.a: tool name "has space"/,
+    ],
+    [
+      'a malformed URI template',
+      () => {
+        @Injectable()
+        class BadTemplate {
+          @McpResource({ uri: 'x://{unclosed' }) a() {}
+        }
+        return BadTemplate;
+      },
+      /BadTemplate\.a: /,
+    ],
   ])('refuses %s, naming the class and method', async (_label, declare, message) => {
     await expect(serve(declare())).rejects.toThrow(message);
   });
@@ -340,8 +390,12 @@ describe('declarations checked at start-up', () => {
 describe('several servers in one app', () => {
   @Injectable()
   class Split {
-    @McpTool({ name: 'only_a', server: 'a' }) a() { return 'a'; }
-    @McpTool({ name: 'shared' }) both() { return 'both'; }
+    @McpTool({ name: 'only_a', server: 'a' }) a() {
+      return 'a';
+    }
+    @McpTool({ name: 'shared' }) both() {
+      return 'both';
+    }
   }
 
   @Injectable()
@@ -350,8 +404,14 @@ describe('several servers in one app', () => {
   }
 
   it('keeps each server to its own tools and injects them by name', async () => {
-    @Module({ imports: [McpModule.forRoot({ name: 'a', version: '1', http: false })] }) class A {}
-    @Module({ imports: [McpModule.forRoot({ name: 'b', version: '1', http: false })], providers: [NeedsB], exports: [NeedsB] }) class B {}
+    @Module({ imports: [McpModule.forRoot({ name: 'a', version: '1', http: false })] })
+    class A {}
+    @Module({
+      imports: [McpModule.forRoot({ name: 'b', version: '1', http: false })],
+      providers: [NeedsB],
+      exports: [NeedsB],
+    })
+    class B {}
     const moduleRef = await Test.createTestingModule({ imports: [A, B], providers: [Split] }).compile();
     await moduleRef.init();
     const b = moduleRef.get(NeedsB).b;
@@ -368,7 +428,9 @@ describe('several servers in one app', () => {
 describe('McpModule.forRootAsync', () => {
   @Injectable()
   class Hello {
-    @McpTool({ name: 'hello' }) hello() { return 'hello'; }
+    @McpTool({ name: 'hello' }) hello() {
+      return 'hello';
+    }
   }
 
   @Injectable()
@@ -378,7 +440,12 @@ describe('McpModule.forRootAsync', () => {
 
   it('takes its options from a factory and registers the named server', async () => {
     @Module({
-      imports: [McpModule.forRootAsync({ name: 'async', useFactory: async () => ({ name: 'async', version: '2.0.0', instructions: 'from a factory', http: false }) })],
+      imports: [
+        McpModule.forRootAsync({
+          name: 'async',
+          useFactory: async () => ({ name: 'async', version: '2.0.0', instructions: 'from a factory', http: false }),
+        }),
+      ],
       providers: [Hello, NeedsAsync],
     })
     class AsyncModule {}
@@ -386,7 +453,11 @@ describe('McpModule.forRootAsync', () => {
     await moduleRef.init();
     const client = RawClient.connect(moduleRef.get(NeedsAsync).server);
     const init = (await client.initialize()).result as Record<string, unknown>;
-    expect(init).toMatchObject({ serverInfo: { name: 'async', version: '2.0.0' }, instructions: 'from a factory', capabilities: { tools: {} } });
+    expect(init).toMatchObject({
+      serverInfo: { name: 'async', version: '2.0.0' },
+      instructions: 'from a factory',
+      capabilities: { tools: {} },
+    });
     await client.close();
     await moduleRef.close();
   });
@@ -399,7 +470,10 @@ describe('questions to the client', () => {
     nested(@McpCtx() ctx: McpRequestContext) {
       return ctx.input.elicit('form', {
         message: 'Where?',
-        requestedSchema: { type: 'object', properties: { address: { type: 'object', properties: { city: { type: 'string' } } } } },
+        requestedSchema: {
+          type: 'object',
+          properties: { address: { type: 'object', properties: { city: { type: 'string' } } } },
+        },
       });
     }
 
@@ -413,9 +487,17 @@ describe('questions to the client', () => {
     const { app, server } = await serve(Asks);
     const client = RawClient.connect(server);
     await client.initialize({ elicitation: {} });
-    expect((await client.request('tools/call', { name: 'nested_form' })).error).toEqual({ code: -32603, message: 'Internal error' });
-    expect((await client.request('tools/call', { name: 'sample' })).error).toMatchObject({ code: -32600, message: 'The client does not support sampling' });
-    expect(client.received.filter((m) => m.method === 'elicitation/create' || m.method === 'sampling/createMessage')).toEqual([]);
+    expect((await client.request('tools/call', { name: 'nested_form' })).error).toEqual({
+      code: -32603,
+      message: 'Internal error',
+    });
+    expect((await client.request('tools/call', { name: 'sample' })).error).toMatchObject({
+      code: -32600,
+      message: 'The client does not support sampling',
+    });
+    expect(
+      client.received.filter((m) => m.method === 'elicitation/create' || m.method === 'sampling/createMessage'),
+    ).toEqual([]);
     await client.close();
     await app.close();
   });
@@ -446,11 +528,15 @@ describe('a global guard (APP_GUARD)', () => {
     try {
       await client.initialize();
       const names = async (meta?: Record<string, unknown>) =>
-        ((await client.request('tools/list', meta ? { _meta: meta } : {})).result as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+        (
+          (await client.request('tools/list', meta ? { _meta: meta } : {})).result as { tools: Array<{ name: string }> }
+        ).tools.map((t) => t.name);
       expect(await names()).toEqual([]);
       expect(await names({ token: 'open-sesame' })).toEqual(['open']);
       expect(await names()).toEqual([]);
-      expect((await client.request('tools/call', { name: 'open', arguments: {} })).error).toMatchObject({ code: -32000 });
+      expect((await client.request('tools/call', { name: 'open', arguments: {} })).error).toMatchObject({
+        code: -32000,
+      });
     } finally {
       client.close();
       await app.close();
@@ -478,7 +564,9 @@ describe('handlers with and without pipes', () => {
 
   class Upper implements PipeTransform {
     transform(value: unknown) {
-      return value && typeof value === 'object' && 'text' in value ? { ...value, text: String(value.text).toUpperCase() } : value;
+      return value && typeof value === 'object' && 'text' in value
+        ? { ...value, text: String(value.text).toUpperCase() }
+        : value;
     }
   }
 
@@ -524,13 +612,20 @@ describe('handlers with and without pipes', () => {
   }
 
   async function start(extra: object[] = []) {
-    @Module({ imports: [McpModule.forRoot({ name: 'pipes', version: '1.0.0', http: false })], providers: [Handlers, RoleGuard, AsyncRoleGuard, ObservableRoleGuard, ...(extra as never[])] })
+    @Module({
+      imports: [McpModule.forRoot({ name: 'pipes', version: '1.0.0', http: false })],
+      providers: [Handlers, RoleGuard, AsyncRoleGuard, ObservableRoleGuard, ...(extra as never[])],
+    })
     class PipesModule {}
     const app = await (await Test.createTestingModule({ imports: [PipesModule] }).compile()).init();
     const client = RawClient.connect(app.get(McpServer));
     await client.initialize();
     const text = async (name: string, meta?: Record<string, unknown>) => {
-      const response = await client.request('tools/call', { name, arguments: { text: 'hi' }, ...(meta ? { _meta: meta } : {}) });
+      const response = await client.request('tools/call', {
+        name,
+        arguments: { text: 'hi' },
+        ...(meta ? { _meta: meta } : {}),
+      });
       return response.error ?? (response.result as { content: Array<{ text: string }> }).content[0].text;
     };
     return { app, client, text };

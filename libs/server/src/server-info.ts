@@ -19,5 +19,8 @@ export function servesEra(options: McpModuleOptions, era: 'legacy' | 'modern'): 
 
 /** Every protocol revision the server serves, newest first. */
 export function supportedRevisions(options: McpModuleOptions): string[] {
-  return [...(servesEra(options, 'modern') ? MODERN_REVISIONS : []), ...(servesEra(options, 'legacy') ? LEGACY_REVISIONS : [])];
+  return [
+    ...(servesEra(options, 'modern') ? MODERN_REVISIONS : []),
+    ...(servesEra(options, 'legacy') ? LEGACY_REVISIONS : []),
+  ];
 }

@@ -8,7 +8,12 @@ export class AdminTools {
   constructor(private readonly notes: NotesService) {}
 
   /** Listed and callable only for callers with the admin key (see ApiKeyGuard). */
-  @McpTool({ name: 'reset_notes', title: 'Reset the notebook', description: 'Deletes every note.', annotations: { destructiveHint: true } })
+  @McpTool({
+    name: 'reset_notes',
+    title: 'Reset the notebook',
+    description: 'Deletes every note.',
+    annotations: { destructiveHint: true },
+  })
   @UseGuards(ApiKeyGuard)
   reset() {
     return `Deleted ${this.notes.clear()} notes.`;

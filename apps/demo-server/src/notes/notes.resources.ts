@@ -1,5 +1,14 @@
 import { Injectable, NotFoundException } from '@nestjs/common';
-import { McpArgs, McpCompletion, McpCtx, McpRequestContext, McpResource, McpServer, McpTool, McpToolError } from '@conduit-mcp/server';
+import {
+  McpArgs,
+  McpCompletion,
+  McpCtx,
+  McpRequestContext,
+  McpResource,
+  McpServer,
+  McpTool,
+  McpToolError,
+} from '@conduit-mcp/server';
 import { IsString, Length } from 'class-validator';
 import { NotesService } from './notes.service';
 
@@ -42,7 +51,10 @@ export class NotesResources {
 
   @McpCompletion({ resource: 'notes://notes/{id}', argument: 'id' })
   completeId(@McpArgs() { value }: { value: string }) {
-    return this.notes.list().map((note) => note.id).filter((id) => id.startsWith(value));
+    return this.notes
+      .list()
+      .map((note) => note.id)
+      .filter((id) => id.startsWith(value));
   }
 
   @McpTool({ name: 'add_note', title: 'Add a note', description: 'Adds a note to the notebook.', input: AddNoteArgs })
@@ -50,7 +62,11 @@ export class NotesResources {
     const note = this.notes.add(args.title, args.body);
     if (!note) throw new McpToolError(`The notebook is full (${NotesService.MAX_NOTES} notes)`);
     this.server.notifyResourceUpdated(INDEX_URI);
-    return { content: [{ type: 'resource_link', uri: `notes://notes/${note.id}`, name: note.title, mimeType: 'text/markdown' }] };
+    return {
+      content: [
+        { type: 'resource_link', uri: `notes://notes/${note.id}`, name: note.title, mimeType: 'text/markdown' },
+      ],
+    };
   }
 
   @McpTool({

@@ -10,7 +10,9 @@ export interface Note {
 @Injectable()
 export class NotesService {
   static readonly MAX_NOTES = 1_000;
-  private readonly notes = new Map<string, Note>([['welcome', { id: 'welcome', title: 'Welcome', body: 'Notes live in memory.' }]]);
+  private readonly notes = new Map<string, Note>([
+    ['welcome', { id: 'welcome', title: 'Welcome', body: 'Notes live in memory.' }],
+  ]);
   private nextId = 1;
 
   list(): Note[] {

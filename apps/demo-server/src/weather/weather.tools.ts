@@ -11,7 +11,12 @@ const FORECAST_OUTPUT = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { day: { type: 'integer' }, high: { type: 'number' }, low: { type: 'number' }, sky: { type: 'string' } },
+        properties: {
+          day: { type: 'integer' },
+          high: { type: 'number' },
+          low: { type: 'number' },
+          sky: { type: 'string' },
+        },
         required: ['day', 'high', 'low', 'sky'],
       },
     },
@@ -70,7 +75,9 @@ export class WeatherTools {
   async summarize(@McpArgs() args: { city: string }, @McpCtx() ctx: McpRequestContext) {
     const days = [1, 2, 3].map((day) => forecastFor(args.city, day, 'metric'));
     const answer = await ctx.input.sample('summary', {
-      messages: [{ role: 'user', content: { type: 'text', text: `Summarize in one sentence: ${JSON.stringify(days)}` } }],
+      messages: [
+        { role: 'user', content: { type: 'text', text: `Summarize in one sentence: ${JSON.stringify(days)}` } },
+      ],
       maxTokens: 200,
     });
     const content = answer.content as { type?: string; text?: string };

@@ -48,7 +48,15 @@ export interface McpInputResponder {
   /** The capabilities to declare to a server: exactly what has a handler. */
   capabilities(serverId: string): ClientCapabilities;
   /** Answers one question; throws McpInputRefusal (or anything: a crash) to refuse. */
-  answer(method: McpInputMethod, params: Record<string, unknown>, ctx: McpInputContext): Promise<Record<string, unknown>>;
+  answer(
+    method: McpInputMethod,
+    params: Record<string, unknown>,
+    ctx: McpInputContext,
+  ): Promise<Record<string, unknown>>;
   /** A notification the connection does not consume itself (already ordered, limited and sanitized as needed). */
-  notify(method: string, params: Record<string, unknown>, ctx: Pick<McpInputContext, 'client' | 'serverId' | 'era'>): void;
+  notify(
+    method: string,
+    params: Record<string, unknown>,
+    ctx: Pick<McpInputContext, 'client' | 'serverId' | 'era'>,
+  ): void;
 }

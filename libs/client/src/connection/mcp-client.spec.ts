@@ -17,7 +17,10 @@ class Tools {
 
   @McpTool({ name: 'confirm' })
   async confirm(@McpCtx() ctx: McpRequestContext) {
-    const answer = await ctx.input.elicit('ok', { message: 'Sure?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });
+    const answer = await ctx.input.elicit('ok', {
+      message: 'Sure?',
+      requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+    });
     return `answer: ${answer.action}`;
   }
 
@@ -30,7 +33,10 @@ class Tools {
     return 'slow done';
   }
 
-  @McpTool({ name: 'bad_header', input: { type: 'object', properties: { where: { type: 'object', 'x-mcp-header': 'Where' } } } })
+  @McpTool({
+    name: 'bad_header',
+    input: { type: 'object', properties: { where: { type: 'object', 'x-mcp-header': 'Where' } } },
+  })
   badHeader() {
     return 'unreachable over modern HTTP';
   }
@@ -52,7 +58,11 @@ class TestResponder implements McpInputResponder {
     return { elicitation: { form: {} } };
   }
 
-  async answer(method: McpInputMethod, _params: Record<string, unknown>, ctx: McpInputContext): Promise<Record<string, unknown>> {
+  async answer(
+    method: McpInputMethod,
+    _params: Record<string, unknown>,
+    ctx: McpInputContext,
+  ): Promise<Record<string, unknown>> {
     this.asked.push({ method, ctx });
     if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     if (this.answerWith instanceof Error) throw this.answerWith;
@@ -84,10 +94,18 @@ function inMemory(server: McpServer, sent: JsonRpcMessage[]): () => ClientTransp
 describe('McpClient against this project server (in memory)', () => {
   let moduleRef: TestingModule;
   let server: McpServer;
-  const options: McpClientModuleOptions = { name: 'unit-client', version: '1.0.0', servers: [], requestTimeoutMs: 2_000 };
+  const options: McpClientModuleOptions = {
+    name: 'unit-client',
+    version: '1.0.0',
+    servers: [],
+    requestTimeoutMs: 2_000,
+  };
 
   beforeAll(async () => {
-    @Module({ imports: [McpModule.forRoot({ name: 'peer', version: '2.0.0', http: false, pageSize: 2 })], providers: [Tools] })
+    @Module({
+      imports: [McpModule.forRoot({ name: 'peer', version: '2.0.0', http: false, pageSize: 2 })],
+      providers: [Tools],
+    })
     class PeerModule {}
     moduleRef = await Test.createTestingModule({ imports: [PeerModule] }).compile();
     await moduleRef.init();
@@ -97,7 +115,12 @@ describe('McpClient against this project server (in memory)', () => {
 
   function connect(era: string, responder = new TestResponder(), clientOptions: Partial<McpClientModuleOptions> = {}) {
     const sent: JsonRpcMessage[] = [];
-    const client = new McpClient({ id: 'peer', transport: { type: 'stdio', command: 'unused' }, era }, { ...options, ...clientOptions }, responder, inMemory(server, sent));
+    const client = new McpClient(
+      { id: 'peer', transport: { type: 'stdio', command: 'unused' }, era },
+      { ...options, ...clientOptions },
+      responder,
+      inMemory(server, sent),
+    );
     return { client, responder, sent };
   }
 
@@ -127,10 +150,15 @@ describe('McpClient against this project server (in memory)', () => {
   it.each(['legacy', 'modern'])('answers the server question through the responder (%s)', async (era) => {
     const { client, responder, sent } = connect(era);
     expect(await client.callTool('confirm')).toMatchObject({ content: [{ text: 'answer: accept' }] });
-    expect(responder.asked).toEqual([{ method: 'elicitation/create', ctx: expect.objectContaining({ client: 'unit-client', serverId: 'peer', era }) }]);
+    expect(responder.asked).toEqual([
+      { method: 'elicitation/create', ctx: expect.objectContaining({ client: 'unit-client', serverId: 'peer', era }) },
+    ]);
     if (era === 'modern') {
       // The retry carries the answer under the server's key, with a new id.
-      const calls = sent.filter((m) => 'method' in m && m.method === 'tools/call') as Array<{ id: number; params: Record<string, unknown> }>;
+      const calls = sent.filter((m) => 'method' in m && m.method === 'tools/call') as Array<{
+        id: number;
+        params: Record<string, unknown>;
+      }>;
       expect(calls).toHaveLength(2);
       expect(calls[1].id).not.toBe(calls[0].id);
       expect(calls[1].params.inputResponses).toEqual({ ok: { action: 'accept', content: { ok: true } } });
@@ -159,7 +187,9 @@ describe('McpClient against this project server (in memory)', () => {
   it('pauses the deadline of a legacy call while its question is answered', async () => {
     const { client, responder } = connect('legacy');
     responder.delayMs = 300;
-    await expect(client.callTool('confirm', {}, { timeout: 200 })).resolves.toMatchObject({ content: [{ text: 'answer: accept' }] });
+    await expect(client.callTool('confirm', {}, { timeout: 200 })).resolves.toMatchObject({
+      content: [{ text: 'answer: accept' }],
+    });
     await client.close();
   });
 
@@ -191,7 +221,10 @@ describe('McpClient against this project server (in memory)', () => {
     server.setToolEnabled('slow', false);
     server.setToolEnabled('slow', true);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(responder.notified.map((n) => n.method)).toEqual(['notifications/tools/list_changed', 'notifications/tools/list_changed']);
+    expect(responder.notified.map((n) => n.method)).toEqual([
+      'notifications/tools/list_changed',
+      'notifications/tools/list_changed',
+    ]);
     handle.close();
     expect(await handle.closed).toBe('closed');
     await client.close();

@@ -100,7 +100,10 @@ export class McpClient {
   ) {
     this.runner = new ServerRequestRunner(
       options.maxServerRequests ?? 8,
-      (method) => (method === 'elicitation/create' ? (options.elicitationTimeoutMs ?? 300_000) : (options.handlerTimeoutMs ?? 60_000)),
+      (method) =>
+        method === 'elicitation/create'
+          ? (options.elicitationTimeoutMs ?? 300_000)
+          : (options.handlerTimeoutMs ?? 60_000),
       (response) => void this.write(response).catch(() => undefined),
     );
   }
@@ -131,13 +134,19 @@ export class McpClient {
    * call's `timeout` counts the time on the wire across rounds (answering questions pauses it, as in the legacy era);
    * `maxTotalTimeout` bounds the whole call, answers included.
    */
-  async request(method: string, params: Record<string, unknown> = {}, options: McpCallOptions = {}): Promise<Record<string, unknown>> {
+  async request(
+    method: string,
+    params: Record<string, unknown> = {},
+    options: McpCallOptions = {},
+  ): Promise<Record<string, unknown>> {
     await this.connect();
     if (this.era !== 'modern' || !MRTR_METHODS.has(method)) return this.send(method, params, options);
     const started = Date.now();
     const timeout = options.timeout ?? this.options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const totalLeft = () => (options.maxTotalTimeout === undefined ? undefined : options.maxTotalTimeout - (Date.now() - started));
-    const expired = () => new McpClientError('timeout', `${method} exceeded its total timeout of ${options.maxTotalTimeout} ms`);
+    const totalLeft = () =>
+      options.maxTotalTimeout === undefined ? undefined : options.maxTotalTimeout - (Date.now() - started);
+    const expired = () =>
+      new McpClientError('timeout', `${method} exceeded its total timeout of ${options.maxTotalTimeout} ms`);
     let wire = 0;
     let extra: Record<string, unknown> = {};
     const maxRounds = this.options.maxInputRounds ?? DEFAULT_INPUT_ROUNDS;
@@ -146,10 +155,15 @@ export class McpClient {
       if (timeout - wire <= 0) throw new McpClientError('timeout', `${method} timed out after its deadline`);
       if (left !== undefined && left <= 0) throw expired();
       const sentAt = Date.now();
-      const result = await this.send(method, { ...params, ...extra }, { ...options, timeout: timeout - wire, maxTotalTimeout: left });
+      const result = await this.send(
+        method,
+        { ...params, ...extra },
+        { ...options, timeout: timeout - wire, maxTotalTimeout: left },
+      );
       wire += Date.now() - sentAt;
       if (result.resultType !== 'input_required') return result;
-      if (round >= maxRounds) throw new McpClientError('protocol', `${method} still needed input after ${maxRounds} rounds`);
+      if (round >= maxRounds)
+        throw new McpClientError('protocol', `${method} still needed input after ${maxRounds} rounds`);
       extra = await this.fulfil(result, options, totalLeft(), expired);
     }
   }
@@ -166,23 +180,39 @@ export class McpClient {
   }
 
   /** One page of tools (with `cursor`), or every page when `cursor` is undefined and `all` is true (default). */
-  async listTools(params: { cursor?: string; all?: boolean } = {}, options?: McpCallOptions): Promise<Array<Record<string, unknown>>> {
+  async listTools(
+    params: { cursor?: string; all?: boolean } = {},
+    options?: McpCallOptions,
+  ): Promise<Array<Record<string, unknown>>> {
     const tools = await this.list('tools/list', 'tools', params, options);
     // A tool whose x-mcp-header declarations are invalid cannot be called correctly over HTTP: leave it out.
-    const usable = tools.filter((tool) => headerDeclarationProblems((tool.inputSchema ?? {}) as Record<string, unknown>).length === 0);
-    for (const tool of usable) this.toolHeaders.set(String(tool.name), headerParamsOf((tool.inputSchema ?? {}) as Record<string, unknown>));
+    const usable = tools.filter(
+      (tool) => headerDeclarationProblems((tool.inputSchema ?? {}) as Record<string, unknown>).length === 0,
+    );
+    for (const tool of usable)
+      this.toolHeaders.set(String(tool.name), headerParamsOf((tool.inputSchema ?? {}) as Record<string, unknown>));
     return usable;
   }
 
-  callTool(name: string, args: Record<string, unknown> = {}, options?: McpCallOptions): Promise<Record<string, unknown>> {
+  callTool(
+    name: string,
+    args: Record<string, unknown> = {},
+    options?: McpCallOptions,
+  ): Promise<Record<string, unknown>> {
     return this.request('tools/call', { name, arguments: args }, options);
   }
 
-  listResources(params: { cursor?: string; all?: boolean } = {}, options?: McpCallOptions): Promise<Array<Record<string, unknown>>> {
+  listResources(
+    params: { cursor?: string; all?: boolean } = {},
+    options?: McpCallOptions,
+  ): Promise<Array<Record<string, unknown>>> {
     return this.list('resources/list', 'resources', params, options);
   }
 
-  listResourceTemplates(params: { cursor?: string; all?: boolean } = {}, options?: McpCallOptions): Promise<Array<Record<string, unknown>>> {
+  listResourceTemplates(
+    params: { cursor?: string; all?: boolean } = {},
+    options?: McpCallOptions,
+  ): Promise<Array<Record<string, unknown>>> {
     return this.list('resources/templates/list', 'resourceTemplates', params, options);
   }
 
@@ -190,11 +220,18 @@ export class McpClient {
     return this.request('resources/read', { uri }, options);
   }
 
-  listPrompts(params: { cursor?: string; all?: boolean } = {}, options?: McpCallOptions): Promise<Array<Record<string, unknown>>> {
+  listPrompts(
+    params: { cursor?: string; all?: boolean } = {},
+    options?: McpCallOptions,
+  ): Promise<Array<Record<string, unknown>>> {
     return this.list('prompts/list', 'prompts', params, options);
   }
 
-  getPrompt(name: string, args: Record<string, string> = {}, options?: McpCallOptions): Promise<Record<string, unknown>> {
+  getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options?: McpCallOptions,
+  ): Promise<Record<string, unknown>> {
     return this.request('prompts/get', { name, arguments: args }, options);
   }
 
@@ -229,14 +266,22 @@ export class McpClient {
    * Modern `subscriptions/listen`: resolves once the server acknowledged the filter; the notifications reach the
    * responder (`@OnNotification`) tagged with the subscription id.
    */
-  async listen(
-    filter: { toolsListChanged?: boolean; promptsListChanged?: boolean; resourcesListChanged?: boolean; resourceSubscriptions?: string[] },
-  ): Promise<McpListenHandle> {
+  async listen(filter: {
+    toolsListChanged?: boolean;
+    promptsListChanged?: boolean;
+    resourcesListChanged?: boolean;
+    resourceSubscriptions?: string[];
+  }): Promise<McpListenHandle> {
     await this.requireEra('modern', 'subscriptions/listen');
     const controller = new AbortController();
     const id = this.newId();
     const acknowledged = new Promise<Record<string, unknown>>((resolve) => this.listens.set(id, resolve));
-    const closed = this.send('subscriptions/listen', { notifications: filter }, { signal: controller.signal, timeout: 2 ** 31 - 1 }, id).then(
+    const closed = this.send(
+      'subscriptions/listen',
+      { notifications: filter },
+      { signal: controller.signal, timeout: 2 ** 31 - 1 },
+      id,
+    ).then(
       () => 'graceful' as const,
       () => 'closed' as const,
     );
@@ -255,12 +300,14 @@ export class McpClient {
     transport.onmessage = (message, info) => this.onMessage(message, info?.relatedRequestId);
     transport.onerror = (error) => {
       // The server forgot our legacy session (HTTP 404): open a new one; the request that met the 404 failed.
-      if (error instanceof SessionExpiredError && this.era === 'legacy' && this.state === 'connected') this.reinitialize();
+      if (error instanceof SessionExpiredError && this.era === 'legacy' && this.state === 'connected')
+        this.reinitialize();
     };
     transport.onclose = () => {
       if (this.state === 'closed') return;
       this.state = 'idle';
-      for (const call of this.pending.values()) call.reject(new McpClientError('transport', 'Connection closed by the server'));
+      for (const call of this.pending.values())
+        call.reject(new McpClientError('transport', 'Connection closed by the server'));
       this.pending.clear();
       this.runner.cancelAll();
     };
@@ -271,7 +318,15 @@ export class McpClient {
     } catch (error) {
       this.state = 'idle';
       await transport.close().catch(() => undefined);
-      throw error instanceof McpClientError ? error : new McpClientError('transport', `Cannot connect to ${this.id}: ${(error as Error).message}`, undefined, undefined, { cause: error });
+      throw error instanceof McpClientError
+        ? error
+        : new McpClientError(
+            'transport',
+            `Cannot connect to ${this.id}: ${(error as Error).message}`,
+            undefined,
+            undefined,
+            { cause: error },
+          );
     }
   }
 
@@ -287,8 +342,10 @@ export class McpClient {
 
   private async negotiate(): Promise<void> {
     const era = this.config.era ?? 'auto';
-    if (era === 'modern' || isModernRevision(era)) return this.useModern(era === 'modern' ? LATEST_MODERN_REVISION : era);
-    if (era === 'legacy' || isLegacyRevision(era)) return this.initialize(era === 'legacy' ? LATEST_LEGACY_REVISION : era);
+    if (era === 'modern' || isModernRevision(era))
+      return this.useModern(era === 'modern' ? LATEST_MODERN_REVISION : era);
+    if (era === 'legacy' || isLegacyRevision(era))
+      return this.initialize(era === 'legacy' ? LATEST_LEGACY_REVISION : era);
     if (era !== 'auto') throw new McpClientError('protocol', `Unknown era or revision "${era}" for server ${this.id}`);
     // auto: probe with server/discover; a modern answer (or a modern error naming a modern revision) keeps us modern.
     this.era = 'modern';
@@ -299,7 +356,10 @@ export class McpClient {
       const modern = modernOf(result.supportedVersions);
       if (modern) return this.adoptDiscovery(modern, result);
     } catch (error) {
-      const supported = error instanceof McpClientError && error.code === ErrorCode.UnsupportedProtocolVersion ? (error.data as { supported?: unknown })?.supported : undefined;
+      const supported =
+        error instanceof McpClientError && error.code === ErrorCode.UnsupportedProtocolVersion
+          ? (error.data as { supported?: unknown })?.supported
+          : undefined;
       const modern = modernOf(supported);
       if (modern) return this.useModern(modern);
     }
@@ -316,7 +376,10 @@ export class McpClient {
     try {
       this.adoptDiscovery(revision, await this.send('server/discover', {}, { timeout: PROBE_TIMEOUT_MS }));
     } catch (error) {
-      const supported = error instanceof McpClientError && error.code === ErrorCode.UnsupportedProtocolVersion ? (error.data as { supported?: unknown })?.supported : undefined;
+      const supported =
+        error instanceof McpClientError && error.code === ErrorCode.UnsupportedProtocolVersion
+          ? (error.data as { supported?: unknown })?.supported
+          : undefined;
       const other = modernOf(supported);
       if (retried || !other) throw error;
       await this.useModern(other, true);
@@ -341,7 +404,10 @@ export class McpClient {
     });
     const negotiated = result.protocolVersion;
     if (!isLegacyRevision(negotiated)) {
-      throw new McpClientError('protocol', `Server ${this.id} answered initialize with an unsupported revision ${sanitizeText(String(negotiated), 32)}`);
+      throw new McpClientError(
+        'protocol',
+        `Server ${this.id} answered initialize with an unsupported revision ${sanitizeText(String(negotiated), 32)}`,
+      );
     }
     this.protocolVersion = negotiated;
     if (this.transport) this.transport.protocolVersion = negotiated;
@@ -349,12 +415,18 @@ export class McpClient {
     this.serverInfo = result.serverInfo as Implementation | undefined;
     this.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
     await this.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    const standalone = (this.transport as { openStandaloneStream?: () => Promise<void> } | undefined)?.openStandaloneStream;
+    const standalone = (this.transport as { openStandaloneStream?: () => Promise<void> } | undefined)
+      ?.openStandaloneStream;
     if (standalone) void standalone.call(this.transport).catch(() => undefined);
   }
 
   /** Sends one request and waits for its response (no MRTR). */
-  private send(method: string, params: Record<string, unknown>, options: McpCallOptions = {}, id: JsonRpcId = this.newId()): Promise<Record<string, unknown>> {
+  private send(
+    method: string,
+    params: Record<string, unknown>,
+    options: McpCallOptions = {},
+    id: JsonRpcId = this.newId(),
+  ): Promise<Record<string, unknown>> {
     if (!this.transport) return Promise.reject(new McpClientError('transport', 'Not connected'));
     if (options.signal?.aborted) return Promise.reject(new McpClientError('cancelled', `${method} was cancelled`));
     const withMeta = this.decorate(method, params, id, options);
@@ -377,8 +449,17 @@ export class McpClient {
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     this.transport
-      .send({ jsonrpc: '2.0', id, method, params: withMeta } as JsonRpcRequest, { signal: controller?.signal, headers: this.headersFor(method, withMeta) })
-      .catch((error: Error) => call.reject(new McpClientError('transport', `Cannot send ${method}: ${error.message}`, undefined, undefined, { cause: error })));
+      .send({ jsonrpc: '2.0', id, method, params: withMeta } as JsonRpcRequest, {
+        signal: controller?.signal,
+        headers: this.headersFor(method, withMeta),
+      })
+      .catch((error: Error) =>
+        call.reject(
+          new McpClientError('transport', `Cannot send ${method}: ${error.message}`, undefined, undefined, {
+            cause: error,
+          }),
+        ),
+      );
     return call.promise.finally(() => {
       options.signal?.removeEventListener('abort', onAbort);
       this.pending.delete(id);
@@ -394,11 +475,20 @@ export class McpClient {
     this.pending.delete(call.id);
     if (this.era === 'modern' && stream) return stream.abort(); // modern HTTP
     if (call.method !== 'initialize') {
-      void this.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: call.id, reason } }).catch(() => undefined);
+      void this.write({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: call.id, reason },
+      }).catch(() => undefined);
     }
   }
 
-  private decorate(method: string, params: Record<string, unknown>, id: JsonRpcId, options: McpCallOptions): Record<string, unknown> {
+  private decorate(
+    method: string,
+    params: Record<string, unknown>,
+    id: JsonRpcId,
+    options: McpCallOptions,
+  ): Record<string, unknown> {
     const meta: Record<string, unknown> = { ...(params._meta as Record<string, unknown> | undefined) };
     if (options.onProgress) meta.progressToken = id;
     if (this.era === 'modern') {
@@ -415,13 +505,19 @@ export class McpClient {
   private headersFor(method: string, params: Record<string, unknown>): Record<string, string> | undefined {
     if (this.era !== 'modern') return undefined;
     const headers: Record<string, string> = { 'Mcp-Method': method };
-    const name = method === 'resources/read' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined;
+    const name =
+      method === 'resources/read'
+        ? params.uri
+        : method === 'tools/call' || method === 'prompts/get'
+          ? params.name
+          : undefined;
     if (typeof name === 'string') headers['Mcp-Name'] = encodeHeaderValue(name);
     if (method === 'tools/call' && typeof name === 'string') {
       const args = (params.arguments ?? {}) as Record<string, unknown>;
       for (const { header, path } of this.toolHeaders.get(name) ?? []) {
         const value = valueAtPath(args, path);
-        if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') headers[`Mcp-Param-${header}`] = encodeHeaderValue(value);
+        if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+          headers[`Mcp-Param-${header}`] = encodeHeaderValue(value);
       }
     }
     return headers;
@@ -438,7 +534,9 @@ export class McpClient {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(expired()), Math.max(0, totalLeftMs));
     const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
-    const timedOut = new Promise<never>((_, reject) => deadline.signal.addEventListener('abort', () => reject(deadline.signal.reason), { once: true }));
+    const timedOut = new Promise<never>((_, reject) =>
+      deadline.signal.addEventListener('abort', () => reject(deadline.signal.reason), { once: true }),
+    );
     try {
       return await Promise.race([this.answerRound(result, options, signal), timedOut]);
     } finally {
@@ -446,24 +544,48 @@ export class McpClient {
     }
   }
 
-  private async answerRound(result: Record<string, unknown>, options: McpCallOptions, signal: AbortSignal | undefined): Promise<Record<string, unknown>> {
+  private async answerRound(
+    result: Record<string, unknown>,
+    options: McpCallOptions,
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, unknown>> {
     const requests = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
     const capabilities = this.responder.capabilities(this.id);
     const answers: Record<string, unknown> = {};
     for (const [key, request] of Object.entries(requests)) {
       const method = request?.method as McpInputMethod;
-      if (!(method in INPUT_CAPABILITY)) throw new McpClientError('protocol', `The server asked for unknown input ${sanitizeText(String(method), 64)}`);
-      if (!capabilities[INPUT_CAPABILITY[method]]) throw new McpClientError('protocol', `The server asked for ${method}, which this client did not declare`);
+      if (!(method in INPUT_CAPABILITY))
+        throw new McpClientError('protocol', `The server asked for unknown input ${sanitizeText(String(method), 64)}`);
+      if (!capabilities[INPUT_CAPABILITY[method]])
+        throw new McpClientError('protocol', `The server asked for ${method}, which this client did not declare`);
       try {
-        answers[key] = await this.responder.answer(method, (request.params ?? {}) as Record<string, unknown>, this.context('modern', undefined, options.assigns, signal));
+        answers[key] = await this.responder.answer(
+          method,
+          (request.params ?? {}) as Record<string, unknown>,
+          this.context('modern', undefined, options.assigns, signal),
+        );
       } catch (error) {
-        throw new McpClientError('input_handler', `The ${method} handler refused "${sanitizeText(key, 64)}": ${(error as Error).message}`, (error as { code?: number }).code, undefined, { cause: error });
+        throw new McpClientError(
+          'input_handler',
+          `The ${method} handler refused "${sanitizeText(key, 64)}": ${(error as Error).message}`,
+          (error as { code?: number }).code,
+          undefined,
+          { cause: error },
+        );
       }
     }
-    return { inputResponses: answers, ...(result.requestState !== undefined ? { requestState: result.requestState } : {}) };
+    return {
+      inputResponses: answers,
+      ...(result.requestState !== undefined ? { requestState: result.requestState } : {}),
+    };
   }
 
-  private context(era: Era, related: PendingCall | undefined, assigns: Record<string, unknown> | undefined, signal?: AbortSignal): McpInputContext {
+  private context(
+    era: Era,
+    related: PendingCall | undefined,
+    assigns: Record<string, unknown> | undefined,
+    signal?: AbortSignal,
+  ): McpInputContext {
     return {
       client: this.options.name,
       serverId: this.id,
@@ -508,7 +630,11 @@ export class McpClient {
   private onServerRequest(request: JsonRpcRequest, relatedRequestId: JsonRpcId | undefined): void {
     if (this.era === 'modern') {
       // 2026-07-28 has no server-to-client requests: input comes as input_required results.
-      void this.write({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.MethodNotFound, message: 'Server requests are not part of the modern era' } }).catch(() => undefined);
+      void this.write({
+        jsonrpc: '2.0',
+        id: request.id,
+        error: { code: ErrorCode.MethodNotFound, message: 'Server requests are not part of the modern era' },
+      }).catch(() => undefined);
       return;
     }
     // On stdio nothing names the related call: with exactly one call in flight, it is that one.
@@ -517,7 +643,11 @@ export class McpClient {
       (this.transport?.origin === undefined && this.pending.size === 1 ? [...this.pending.values()][0] : undefined);
     const capability = INPUT_CAPABILITY[request.method as McpInputMethod];
     if (capability && !this.responder.capabilities(this.id)[capability]) {
-      void this.write({ jsonrpc: '2.0', id: request.id, error: { code: ErrorCode.MethodNotFound, message: `This client does not handle ${request.method}` } }).catch(() => undefined);
+      void this.write({
+        jsonrpc: '2.0',
+        id: request.id,
+        error: { code: ErrorCode.MethodNotFound, message: `This client does not handle ${request.method}` },
+      }).catch(() => undefined);
       return;
     }
     // A question outlives no call: when the call it belongs to ends, its handler is stopped.
@@ -537,7 +667,11 @@ export class McpClient {
     if (method === 'notifications/progress') {
       const call = this.pending.get(params.progressToken as JsonRpcId);
       if (call?.onProgress && typeof params.progress === 'number') {
-        call.onProgress({ progress: params.progress, total: params.total as number | undefined, message: params.message as string | undefined });
+        call.onProgress({
+          progress: params.progress,
+          total: params.total as number | undefined,
+          message: params.message as string | undefined,
+        });
       }
       return;
     }
@@ -552,7 +686,12 @@ export class McpClient {
 
   // Helpers ---------------------------------------------------------------------------------------------------------
 
-  private async list(method: string, key: string, params: { cursor?: string; all?: boolean }, options?: McpCallOptions): Promise<Array<Record<string, unknown>>> {
+  private async list(
+    method: string,
+    key: string,
+    params: { cursor?: string; all?: boolean },
+    options?: McpCallOptions,
+  ): Promise<Array<Record<string, unknown>>> {
     const items: Array<Record<string, unknown>> = [];
     let cursor = params.cursor;
     const seen = new Set<string>();
@@ -589,4 +728,3 @@ function modernOf(versions: unknown): string | undefined {
   if (!Array.isArray(versions)) return undefined;
   return MODERN_REVISIONS.find((revision) => versions.includes(revision));
 }
-

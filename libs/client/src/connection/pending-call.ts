@@ -39,7 +39,10 @@ export class PendingCall {
     });
     this.arm();
     if (maxTotalTimeoutMs !== undefined) {
-      this.totalTimer = setTimeout(() => this.expire(`${method} exceeded its total timeout of ${maxTotalTimeoutMs} ms`), maxTotalTimeoutMs);
+      this.totalTimer = setTimeout(
+        () => this.expire(`${method} exceeded its total timeout of ${maxTotalTimeoutMs} ms`),
+        maxTotalTimeoutMs,
+      );
     }
   }
 

@@ -4,7 +4,12 @@ import { ServerRequestRunner } from './server-request.runner';
 
 describe('ServerRequestRunner (legacy server requests)', () => {
   let replies: JsonRpcResponse[];
-  const request = (id: number, method = 'sampling/createMessage') => ({ jsonrpc: '2.0' as const, id, method, params: {} });
+  const request = (id: number, method = 'sampling/createMessage') => ({
+    jsonrpc: '2.0' as const,
+    id,
+    method,
+    params: {},
+  });
   const tick = (ms = 10) => new Promise((resolve) => setTimeout(resolve, ms));
 
   beforeEach(() => {
@@ -12,11 +17,18 @@ describe('ServerRequestRunner (legacy server requests)', () => {
   });
 
   it('runs at most 8 at once: the 9th is refused busy (-32000)', async () => {
-    const runner = new ServerRequestRunner(8, () => 1_000, (response) => replies.push(response));
+    const runner = new ServerRequestRunner(
+      8,
+      () => 1_000,
+      (response) => replies.push(response),
+    );
     const release: Array<() => void> = [];
-    for (let id = 1; id <= 9; id++) runner.run(request(id), () => new Promise((resolve) => release.push(() => resolve({ ok: id }))));
+    for (let id = 1; id <= 9; id++)
+      runner.run(request(id), () => new Promise((resolve) => release.push(() => resolve({ ok: id }))));
     expect(runner.size).toBe(8);
-    expect(replies).toEqual([{ jsonrpc: '2.0', id: 9, error: { code: -32000, message: expect.stringContaining('busy') } }]);
+    expect(replies).toEqual([
+      { jsonrpc: '2.0', id: 9, error: { code: -32000, message: expect.stringContaining('busy') } },
+    ]);
     release.forEach((done) => done());
     await tick();
     expect(replies).toHaveLength(9);
@@ -24,7 +36,11 @@ describe('ServerRequestRunner (legacy server requests)', () => {
   });
 
   it('answers a crash with -32603 and no internals, a refusal with its own code', async () => {
-    const runner = new ServerRequestRunner(8, () => 1_000, (response) => replies.push(response));
+    const runner = new ServerRequestRunner(
+      8,
+      () => 1_000,
+      (response) => replies.push(response),
+    );
     runner.run(request(1), async () => {
       throw new Error('secret stack detail');
     });
@@ -39,18 +55,34 @@ describe('ServerRequestRunner (legacy server requests)', () => {
   });
 
   it('kills a handler after its timeout (-32603) and aborts its signal', async () => {
-    const runner = new ServerRequestRunner(8, (method) => (method === 'elicitation/create' ? 50 : 20), (response) => replies.push(response));
+    const runner = new ServerRequestRunner(
+      8,
+      (method) => (method === 'elicitation/create' ? 50 : 20),
+      (response) => replies.push(response),
+    );
     let aborted = false;
-    runner.run(request(1), (_m, _p, signal) => new Promise(() => signal.addEventListener('abort', () => (aborted = true))));
+    runner.run(
+      request(1),
+      (_m, _p, signal) => new Promise(() => signal.addEventListener('abort', () => (aborted = true))),
+    );
     await tick(40);
     expect(aborted).toBe(true);
-    expect(replies).toEqual([{ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Handler timed out after 20 ms' } }]);
+    expect(replies).toEqual([
+      { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Handler timed out after 20 ms' } },
+    ]);
   });
 
   it('aborts a request the server cancels, and sends nothing for it', async () => {
-    const runner = new ServerRequestRunner(8, () => 1_000, (response) => replies.push(response));
+    const runner = new ServerRequestRunner(
+      8,
+      () => 1_000,
+      (response) => replies.push(response),
+    );
     let aborted = false;
-    runner.run(request(1), (_m, _p, signal) => new Promise(() => signal.addEventListener('abort', () => (aborted = true))));
+    runner.run(
+      request(1),
+      (_m, _p, signal) => new Promise(() => signal.addEventListener('abort', () => (aborted = true))),
+    );
     runner.cancel(1);
     await tick();
     expect(aborted).toBe(true);
@@ -58,7 +90,11 @@ describe('ServerRequestRunner (legacy server requests)', () => {
   });
 
   it('answers ping and refuses unknown methods with -32601', () => {
-    const runner = new ServerRequestRunner(8, () => 1_000, (response) => replies.push(response));
+    const runner = new ServerRequestRunner(
+      8,
+      () => 1_000,
+      (response) => replies.push(response),
+    );
     runner.run(request(1, 'ping'), async () => ({}));
     runner.run(request(2, 'tools/call'), async () => ({}));
     expect(replies).toEqual([

@@ -4,7 +4,11 @@ import { McpInputMethod, McpInputRefusal } from './input-responder.interface';
 const INPUT_METHODS = new Set<string>(['sampling/createMessage', 'elicitation/create', 'roots/list']);
 
 /** Runs one accepted server request to its answer; the runner bounds, times and cancels it. */
-export type ServerRequestWork = (method: McpInputMethod, params: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
+export type ServerRequestWork = (
+  method: McpInputMethod,
+  params: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown>>;
 
 /**
  * Legacy era: the server's requests run apart from the connection, at most `maxConcurrent` at once (over it the
@@ -26,17 +30,32 @@ export class ServerRequestRunner {
 
   run(request: JsonRpcRequest, work: ServerRequestWork): void {
     if (!INPUT_METHODS.has(request.method) && request.method !== 'ping') {
-      return this.reply(errorResponse(request.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${sanitizeText(request.method, 64)}` }));
+      return this.reply(
+        errorResponse(request.id, {
+          code: ErrorCode.MethodNotFound,
+          message: `Method not found: ${sanitizeText(request.method, 64)}`,
+        }),
+      );
     }
     if (request.method === 'ping') return this.reply({ jsonrpc: '2.0', id: request.id, result: {} });
     if (this.running.size >= this.maxConcurrent || this.running.has(request.id)) {
-      return this.reply(errorResponse(request.id, { code: ErrorCode.ServerError, message: 'Client busy: too many requests in progress' }));
+      return this.reply(
+        errorResponse(request.id, {
+          code: ErrorCode.ServerError,
+          message: 'Client busy: too many requests in progress',
+        }),
+      );
     }
     const controller = new AbortController();
     this.running.set(request.id, controller);
     const timeoutMs = this.timeoutFor(request.method);
-    const timer = setTimeout(() => controller.abort(new McpInputRefusal(ErrorCode.InternalError, `Handler timed out after ${timeoutMs} ms`)), timeoutMs);
-    const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }));
+    const timer = setTimeout(
+      () => controller.abort(new McpInputRefusal(ErrorCode.InternalError, `Handler timed out after ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const aborted = new Promise<never>((_, reject) =>
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true }),
+    );
     Promise.race([work(request.method as McpInputMethod, request.params ?? {}, controller.signal), aborted])
       .then(
         (result) => ({ jsonrpc: '2.0' as const, id: request.id, result }),

@@ -38,7 +38,15 @@ export class ClientHandlerExplorer {
           ...scope,
           source: `${metatype.name}.${methodName}`,
           invoke: this.contextCreator.create(
-            instance, method, methodName, undefined, undefined, undefined, undefined, undefined, MCP_CLIENT_CONTEXT_TYPE,
+            instance,
+            method,
+            methodName,
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+            MCP_CLIENT_CONTEXT_TYPE,
           ) as ClientHandler['invoke'],
         });
         const sampling = read<McpHandlerScope>(ON_SAMPLING_METADATA);

@@ -23,7 +23,9 @@ export class ClientHandlers {
   }
 
   notificationHandlers(method: string, serverId: string): ClientHandler[] {
-    return this.notifications.filter((handler) => serves(handler, serverId) && (handler.method === undefined || handler.method === method));
+    return this.notifications.filter(
+      (handler) => serves(handler, serverId) && (handler.method === undefined || handler.method === method),
+    );
   }
 
   logHandlers(serverId: string): ClientHandler[] {
@@ -36,7 +38,9 @@ export class ClientHandlers {
       for (const id of serverIds) {
         const handlers = (this[kind] as ClientHandler[]).filter((handler) => serves(handler, id));
         if (handlers.length > 1) {
-          throw new Error(`${handlers[1].source}: a second ${kind} handler for server "${id}" (first: ${handlers[0].source})`);
+          throw new Error(
+            `${handlers[1].source}: a second ${kind} handler for server "${id}" (first: ${handlers[0].source})`,
+          );
         }
       }
     }

@@ -17,13 +17,23 @@ export class McpClientHealthIndicator {
       this.clients.all().map(async (client) => {
         try {
           await client.ping({ timeout: timeoutMs });
-          return { id: client.id, up: true, state: client.state, era: client.era, protocolVersion: client.protocolVersion };
+          return {
+            id: client.id,
+            up: true,
+            state: client.state,
+            era: client.era,
+            protocolVersion: client.protocolVersion,
+          };
         } catch (error) {
           return { id: client.id, up: false, state: client.state, error: (error as Error).message };
         }
       }),
     );
     const details = Object.fromEntries(servers.map(({ id, ...rest }) => [id, rest]));
-    return healthIndicatorResult(key, servers.every((server) => server.up), details);
+    return healthIndicatorResult(
+      key,
+      servers.every((server) => server.up),
+      details,
+    );
   }
 }

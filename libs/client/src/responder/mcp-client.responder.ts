@@ -1,6 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ClientCapabilities, ErrorCode, LoggingLevel, SchemaValidator, sanitizeText } from '@conduit-mcp/core';
-import { McpInputContext, McpInputMethod, McpInputRefusal, McpInputResponder } from '../connection/input-responder.interface';
+import {
+  McpInputContext,
+  McpInputMethod,
+  McpInputRefusal,
+  McpInputResponder,
+} from '../connection/input-responder.interface';
 import { ClientHandlers } from '../discovery/client-handlers';
 import { McpClientModuleOptions } from '../interfaces/mcp-client-options.interface';
 import { MCP_CLIENT_OPTIONS } from '../mcp-client.module-definition';
@@ -53,22 +58,36 @@ export class McpClientResponder implements McpInputResponder {
     return capabilities;
   }
 
-  async answer(method: McpInputMethod, params: Record<string, unknown>, ctx: McpInputContext): Promise<Record<string, unknown>> {
+  async answer(
+    method: McpInputMethod,
+    params: Record<string, unknown>,
+    ctx: McpInputContext,
+  ): Promise<Record<string, unknown>> {
     const sampling = { ...DEFAULT_SAMPLING_OPTIONS, ...this.options.sampling };
     if (!this.budget.tryTake(ctx.serverId)) {
-      throw new McpInputRefusal(method === 'sampling/createMessage' ? sampling.rejectionCode : ErrorCode.ServerError, 'Too many requests for input from this server');
+      throw new McpInputRefusal(
+        method === 'sampling/createMessage' ? sampling.rejectionCode : ErrorCode.ServerError,
+        'Too many requests for input from this server',
+      );
     }
     switch (method) {
       case 'sampling/createMessage': {
         const handler = this.require('sampling', ctx);
-        const request = passed(checkSamplingRequest(params, sampling, { era: ctx.era, callsInFlight: ctx.callsInFlight }));
+        const request = passed(
+          checkSamplingRequest(params, sampling, { era: ctx.era, callsInFlight: ctx.callsInFlight }),
+        );
         return passed(checkSamplingResult(await handler.invoke(request, ctx))) as unknown as Record<string, unknown>;
       }
       case 'elicitation/create': {
         const handler = this.require('elicitation', ctx);
-        const checked = passed(checkElicitationRequest(params, (handler as { modes: Array<'form' | 'url'> }).modes, ctx.origin, ctx.era));
+        const checked = passed(
+          checkElicitationRequest(params, (handler as { modes: Array<'form' | 'url'> }).modes, ctx.origin, ctx.era),
+        );
         const answer = await handler.invoke(checked.params, { ...ctx, ...checked.context });
-        return passed(checkElicitationAnswer(checked.params, answer, this.schemas)) as unknown as Record<string, unknown>;
+        return passed(checkElicitationAnswer(checked.params, answer, this.schemas)) as unknown as Record<
+          string,
+          unknown
+        >;
       }
       case 'roots/list': {
         const handler = this.require('roots', ctx);
@@ -95,7 +114,11 @@ export class McpClientResponder implements McpInputResponder {
   private require(kind: 'sampling' | 'elicitation' | 'roots', ctx: McpInputContext) {
     const handler = this.handlers.question(kind, ctx.serverId);
     // Capabilities come from the handlers, so a server asking anyway asks for something it was never offered.
-    if (!handler) throw new McpInputRefusal(ErrorCode.MethodNotFound, `This client does not handle ${kind} for server ${ctx.serverId}`);
+    if (!handler)
+      throw new McpInputRefusal(
+        ErrorCode.MethodNotFound,
+        `This client does not handle ${kind} for server ${ctx.serverId}`,
+      );
     return handler;
   }
 
@@ -104,7 +127,10 @@ export class McpClientResponder implements McpInputResponder {
     if (!queue) {
       queue = new NotificationQueue<QueuedNotification>({
         consume: (item) => this.deliver(item),
-        onError: (error) => this.logger.warn(`A notification handler failed: ${sanitizeText(error instanceof Error ? error.message : String(error))}`),
+        onError: (error) =>
+          this.logger.warn(
+            `A notification handler failed: ${sanitizeText(error instanceof Error ? error.message : String(error))}`,
+          ),
       });
       this.queues.set(serverId, queue);
     }
@@ -119,9 +145,11 @@ export class McpClientResponder implements McpInputResponder {
 
   private async deliver({ method, params, ctx }: QueuedNotification): Promise<void> {
     if (method === 'notifications/message') {
-      for (const handler of this.handlers.logHandlers(ctx.serverId)) await handler.invoke(params.level as LoggingLevel, params, ctx);
+      for (const handler of this.handlers.logHandlers(ctx.serverId))
+        await handler.invoke(params.level as LoggingLevel, params, ctx);
     }
-    for (const handler of this.handlers.notificationHandlers(method, ctx.serverId)) await handler.invoke(method, params, ctx);
+    for (const handler of this.handlers.notificationHandlers(method, ctx.serverId))
+      await handler.invoke(method, params, ctx);
   }
 }
 

@@ -85,7 +85,11 @@ export function checkElicitationAnswer(
   return accepted(answer);
 }
 
-function checkUrlMode(params: Record<string, unknown>, origin: string | undefined, era: Era): Checked<CheckedElicitation> {
+function checkUrlMode(
+  params: Record<string, unknown>,
+  origin: string | undefined,
+  era: Era,
+): Checked<CheckedElicitation> {
   // 2025-11-25 correlates URL elicitations by id; 2026-07-28 removed it (the retry carries the outcome).
   if (era === 'legacy' && typeof params.elicitationId !== 'string') return invalid('elicitationId must be a string');
   const raw = params.url;

@@ -13,7 +13,10 @@ const toolTurn = (shape: 'block' | 'array') => ({
   content:
     shape === 'block'
       ? { type: 'tool_use', id: 't', name: 'search', input: {} }
-      : [{ type: 'text', text: 'let me look' }, { type: 'tool_use', id: 't', name: 'search', input: {} }],
+      : [
+          { type: 'text', text: 'let me look' },
+          { type: 'tool_use', id: 't', name: 'search', input: {} },
+        ],
 });
 const toolResult = { role: 'user', content: [{ type: 'tool_result', toolUseId: 't', content: [] }] };
 const withToolTurns = (n: number, shape: 'block' | 'array' = 'array') => [

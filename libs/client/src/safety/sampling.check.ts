@@ -35,7 +35,9 @@ export function checkSamplingRequest(
   if (!isJsonObject(params)) return refused(ErrorCode.InvalidParams, 'sampling params must be an object');
   const { messages, maxTokens, includeContext } = params;
   if (!Array.isArray(messages)) return refused(ErrorCode.InvalidParams, 'messages must be an array');
-  const badMessage = messages.findIndex((m) => !isJsonObject(m) || !ROLES.includes(m.role as string) || m.content == null);
+  const badMessage = messages.findIndex(
+    (m) => !isJsonObject(m) || !ROLES.includes(m.role as string) || m.content == null,
+  );
   if (badMessage >= 0) {
     return refused(ErrorCode.InvalidParams, `messages[${badMessage}] must have a role (user or assistant) and content`);
   }

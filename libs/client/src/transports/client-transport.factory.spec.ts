@@ -19,7 +19,9 @@ describe('createClientTransport', () => {
   });
 
   it('throws on an unknown type or an invalid URL', () => {
-    expect(() => createClientTransport({ type: 'ws', url: 'ws://x' } as never)).toThrow('Unknown MCP transport type: ws');
+    expect(() => createClientTransport({ type: 'ws', url: 'ws://x' } as never)).toThrow(
+      'Unknown MCP transport type: ws',
+    );
     expect(() => createClientTransport({ type: 'http', url: 'not a url' })).toThrow();
   });
 });

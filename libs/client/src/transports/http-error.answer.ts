@@ -48,4 +48,3 @@ function errorObjectOf(value: unknown): JsonRpcErrorObject | undefined {
   if (value.data !== undefined) error.data = value.data;
   return error;
 }
-

@@ -9,14 +9,19 @@ describe('nodeHttpFetch', () => {
   });
 
   it('sends the method, headers and string body, and answers status, headers and body like fetch', async () => {
-    server = await startRawServer((req, res, body) => json(res, 201, { echoed: body, auth: req.headers.authorization }, { 'X-Extra': 'yes' }));
+    server = await startRawServer((req, res, body) =>
+      json(res, 201, { echoed: body, auth: req.headers.authorization }, { 'X-Extra': 'yes' }),
+    );
     const headers = new Headers({ Authorization: 'Bearer t', 'Content-Type': 'application/json' });
     const response = await nodeHttpFetch(server.url, { method: 'POST', headers, body: '{"a":1}' });
     expect(response.status).toBe(201);
     expect(response.ok).toBe(true);
     expect(response.headers.get('x-extra')).toBe('yes');
     expect(await response.json()).toEqual({ echoed: '{"a":1}', auth: 'Bearer t' });
-    expect(server.requests[0]).toMatchObject({ method: 'POST', headers: { 'content-length': '7', 'content-type': 'application/json' } });
+    expect(server.requests[0]).toMatchObject({
+      method: 'POST',
+      headers: { 'content-length': '7', 'content-type': 'application/json' },
+    });
   });
 
   it('streams a body of unknown length as it arrives (an SSE stream), before the server ends it', async () => {
@@ -32,7 +37,8 @@ describe('nodeHttpFetch', () => {
     expect(Buffer.from(first.value!).toString()).toContain('"n":1');
     finish();
     let rest = '';
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += Buffer.from(chunk.value).toString();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      rest += Buffer.from(chunk.value).toString();
     expect(rest).toContain('"n":2');
   });
 
@@ -84,7 +90,9 @@ describe('nodeHttpFetch', () => {
     const { port } = server;
     await server.close();
     server = undefined;
-    const failure = await nodeHttpFetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' }).catch((error: unknown) => error);
+    const failure = await nodeHttpFetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', body: '{}' }).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(TypeError);
     expect((failure as TypeError).message).toBe('fetch failed');
     expect(((failure as TypeError).cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
@@ -106,6 +114,8 @@ describe('nodeHttpFetch', () => {
 
   it('refuses what it does not implement with a clear error', async () => {
     await expect(nodeHttpFetch('file:///etc/passwd')).rejects.toThrow('unsupported protocol file:');
-    await expect(nodeHttpFetch('http://127.0.0.1:1/', { method: 'POST', body: new Uint8Array([1]) })).rejects.toThrow('string bodies only');
+    await expect(nodeHttpFetch('http://127.0.0.1:1/', { method: 'POST', body: new Uint8Array([1]) })).rejects.toThrow(
+      'string bodies only',
+    );
   });
 });

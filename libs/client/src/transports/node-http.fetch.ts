@@ -50,9 +50,14 @@ function send(
 ): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
     const https = url.protocol === 'https:';
-    const request = (https ? httpsRequest : httpRequest)(url, { method, headers, agent: https ? httpsAgent : httpAgent });
+    const request = (https ? httpsRequest : httpRequest)(url, {
+      method,
+      headers,
+      agent: https ? httpsAgent : httpAgent,
+    });
     let answered = false;
-    const onAbort = () => request.destroy(signal!.reason instanceof Error ? signal!.reason : new AbortError(signal!.reason));
+    const onAbort = () =>
+      request.destroy(signal!.reason instanceof Error ? signal!.reason : new AbortError(signal!.reason));
     signal?.addEventListener('abort', onAbort, { once: true });
     const done = () => signal?.removeEventListener('abort', onAbort);
 
@@ -68,7 +73,9 @@ function send(
     request.on('response', (incoming) => {
       answered = true;
       incoming.on('close', done);
-      respond(incoming, request).then(resolve, (error) => reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error })));
+      respond(incoming, request).then(resolve, (error) =>
+        reject(signal?.aborted ? signal.reason : new TypeError('fetch failed', { cause: error })),
+      );
     });
     request.end(body);
   });
@@ -94,7 +101,11 @@ function outgoingHeaders(headers: RequestInit['headers']): Record<string, string
   const out: Record<string, string> = {};
   if (!headers) return out;
   const entries: Iterable<readonly string[]> =
-    headers instanceof Headers ? headers.entries() : Array.isArray(headers) ? headers : Object.entries(headers as Record<string, string>);
+    headers instanceof Headers
+      ? headers.entries()
+      : Array.isArray(headers)
+        ? headers
+        : Object.entries(headers as Record<string, string>);
   for (const [name, value] of entries) out[name.toLowerCase()] = String(value);
   return out;
 }

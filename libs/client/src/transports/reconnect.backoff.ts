@@ -10,7 +10,12 @@ export interface ReconnectOptions {
   maxRetries: number;
 }
 
-export const DEFAULT_RECONNECT: ReconnectOptions = { initialDelayMs: 1_000, maxDelayMs: 30_000, growFactor: 1.5, maxRetries: 5 };
+export const DEFAULT_RECONNECT: ReconnectOptions = {
+  initialDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  growFactor: 1.5,
+  maxRetries: 5,
+};
 
 /**
  * The wait before reconnection attempt `failures + 1`: the server's `retry:` (else `initialDelayMs`), grown by

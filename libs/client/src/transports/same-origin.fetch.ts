@@ -14,7 +14,9 @@ export async function fetchSameOrigin(fetchFn: typeof fetch, url: URL, init: Req
     void response.body?.cancel().catch(() => undefined);
     const next = redirectTarget(response, target);
     if (!next || next.origin !== url.origin) {
-      throw new Error(`Refused HTTP ${response.status} redirect from ${url.origin} to ${next?.origin ?? 'an invalid location'}`);
+      throw new Error(
+        `Refused HTTP ${response.status} redirect from ${url.origin} to ${next?.origin ?? 'an invalid location'}`,
+      );
     }
     if (init.method !== 'GET' && response.status !== 307 && response.status !== 308) {
       throw new Error(`Refused HTTP ${response.status} redirect: it would turn the ${init.method} into a GET`);

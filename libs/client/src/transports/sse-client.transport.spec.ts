@@ -55,10 +55,18 @@ describe('SseClientTransport (2024-11-05 HTTP+SSE)', () => {
       expect(transport.messageEndpoint).toMatch(new RegExp(`^${transport.origin}/message\\?sessionId=`));
 
       await transport.send(initializeRequest(0, '2024-11-05'));
-      expect((await recorder.response(0)).result).toMatchObject({ protocolVersion: '2024-11-05', serverInfo: { name: 't' } });
+      expect((await recorder.response(0)).result).toMatchObject({
+        protocolVersion: '2024-11-05',
+        serverInfo: { name: 't' },
+      });
       transport.protocolVersion = '2024-11-05';
       await transport.send(initializedNotification);
-      await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'count', arguments: { steps: 2 }, _meta: { progressToken: 7 } } });
+      await transport.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'count', arguments: { steps: 2 }, _meta: { progressToken: 7 } },
+      });
       expect((await recorder.response(1)).result.content).toEqual([{ type: 'text', text: 'Counted to 2' }]);
       expect(recorder.notifications('notifications/progress').map((n) => n.params.progress)).toEqual([1, 2]);
       expect(recorder.errors).toEqual([]);
@@ -92,7 +100,11 @@ describe('SseClientTransport (2024-11-05 HTTP+SSE)', () => {
     const [get, post] = server.requests;
     expect(get.headers).toMatchObject({ accept: 'text/event-stream', authorization: 'Bearer t' });
     expect(post.url).toBe('/messages?session=1');
-    expect(post.headers).toMatchObject({ 'content-type': 'application/json', authorization: 'Bearer t', 'mcp-protocol-version': '2024-11-05' });
+    expect(post.headers).toMatchObject({
+      'content-type': 'application/json',
+      authorization: 'Bearer t',
+      'mcp-protocol-version': '2024-11-05',
+    });
   });
 
   it('refuses an endpoint on another origin', async () => {
@@ -102,7 +114,9 @@ describe('SseClientTransport (2024-11-05 HTTP+SSE)', () => {
     });
     const transport = client(server.url);
     const recorder = new Recorder(transport);
-    await expect(transport.start()).rejects.toThrow('The server named a message endpoint on another origin (http://evil.example); refused');
+    await expect(transport.start()).rejects.toThrow(
+      'The server named a message endpoint on another origin (http://evil.example); refused',
+    );
     await expect(transport.send(initializedNotification)).rejects.toThrow('Transport is closed');
     expect(recorder.closes).toBe(0);
   });
@@ -140,7 +154,8 @@ describe('SseClientTransport (2024-11-05 HTTP+SSE)', () => {
         return void res.write(sseEvent('/message', { event: 'endpoint' }));
       }
       const message = JSON.parse(body);
-      if (message.id === 2) return json(res, 404, { jsonrpc: '2.0', id: 2, error: { code: -32001, message: 'Session not found' } });
+      if (message.id === 2)
+        return json(res, 404, { jsonrpc: '2.0', id: 2, error: { code: -32001, message: 'Session not found' } });
       res.writeHead(500).end();
     });
     const transport = client(server.url);
@@ -148,7 +163,11 @@ describe('SseClientTransport (2024-11-05 HTTP+SSE)', () => {
     await transport.start();
     await transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
     const synthetic = await recorder.response(1);
-    expect(synthetic).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'HTTP 500 Internal Server Error', data: { status: 500 } } });
+    expect(synthetic).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32000, message: 'HTTP 500 Internal Server Error', data: { status: 500 } },
+    });
     expect(isSyntheticResponse(synthetic)).toBe(true);
     await transport.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
     expect((await recorder.response(2)).error).toEqual({ code: -32001, message: 'Session not found' });

@@ -49,7 +49,11 @@ describe('StdioClientTransport', () => {
     const recorder = new Recorder(transport);
     await transport.start();
     await transport.send({ jsonrpc: '2.0', id: 1, method: 'hello', params: { text: 'é😀\u2028' } });
-    expect(await recorder.response(1)).toEqual({ jsonrpc: '2.0', id: 1, result: { echo: { text: 'é😀\u2028' }, size: expect.any(Number) } });
+    expect(await recorder.response(1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { echo: { text: 'é😀\u2028' }, size: expect.any(Number) },
+    });
     const started = Date.now();
     await transport.close();
     expect(Date.now() - started).toBeLessThan(1_500);
@@ -64,11 +68,18 @@ describe('StdioClientTransport', () => {
     process.env.CONDUIT_TRANSPORT_SECRET = 'hunter2';
     process.env.NODE_OPTIONS = '--max-old-space-size=200';
     try {
-      const transport = track(new StdioClientTransport({ command: process.execPath, args: ['-e', ECHO_SERVER], env: { ADDED: 'yes' } }));
+      const transport = track(
+        new StdioClientTransport({ command: process.execPath, args: ['-e', ECHO_SERVER], env: { ADDED: 'yes' } }),
+      );
       const recorder = new Recorder(transport);
       await transport.start();
       await transport.send({ jsonrpc: '2.0', id: 1, method: 'env' });
-      expect((await recorder.response(1)).result).toEqual({ secret: null, added: 'yes', home: process.env.HOME ?? null, nodeOptions: null });
+      expect((await recorder.response(1)).result).toEqual({
+        secret: null,
+        added: 'yes',
+        home: process.env.HOME ?? null,
+        nodeOptions: null,
+      });
     } finally {
       delete process.env.CONDUIT_TRANSPORT_SECRET;
       delete process.env.NODE_OPTIONS;
@@ -76,13 +87,23 @@ describe('StdioClientTransport', () => {
   });
 
   it('builds the environment from the safelist only, skipping exported shell functions', () => {
-    const env = inheritedEnvironment({ PATH: '/bin', HOME: '/home/u', AWS_SECRET_ACCESS_KEY: 'k', SHELL: '() { :; }; echo pwned' });
+    const env = inheritedEnvironment({
+      PATH: '/bin',
+      HOME: '/home/u',
+      AWS_SECRET_ACCESS_KEY: 'k',
+      SHELL: '() { :; }; echo pwned',
+    });
     expect(env).toEqual({ PATH: '/bin', HOME: '/home/u' });
     expect(INHERITED_ENV_VARS).not.toContain('NODE_OPTIONS');
   });
 
   it('spawns without a shell', async () => {
-    const transport = track(new StdioClientTransport({ command: process.execPath, args: ['-e', ECHO_SERVER, '$(echo injected)', '; exit 9'] }));
+    const transport = track(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['-e', ECHO_SERVER, '$(echo injected)', '; exit 9'],
+      }),
+    );
     const recorder = new Recorder(transport);
     await transport.start();
     await transport.send({ jsonrpc: '2.0', id: 1, method: 'argv' });
@@ -92,7 +113,9 @@ describe('StdioClientTransport', () => {
   it('rejects start() clearly when the command does not exist, and never fires onclose', async () => {
     const transport = track(new StdioClientTransport({ command: 'conduit-no-such-command-xyz' }));
     const recorder = new Recorder(transport);
-    await expect(transport.start()).rejects.toThrow('Cannot start MCP server "conduit-no-such-command-xyz": spawn conduit-no-such-command-xyz ENOENT');
+    await expect(transport.start()).rejects.toThrow(
+      'Cannot start MCP server "conduit-no-such-command-xyz": spawn conduit-no-such-command-xyz ENOENT',
+    );
     await transport.close();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(recorder.closes).toBe(0);
@@ -150,7 +173,9 @@ describe('StdioClientTransport', () => {
   });
 
   it('sends SIGTERM to a child that ignores the end of its stdin', async () => {
-    const transport = track(new StdioClientTransport({ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] }));
+    const transport = track(
+      new StdioClientTransport({ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] }),
+    );
     await transport.start();
     const started = Date.now();
     await transport.close();
@@ -187,12 +212,17 @@ describe('StdioClientTransport', () => {
     const transport = track(
       new StdioClientTransport({
         command: process.execPath,
-        args: ['-e', "setTimeout(() => process.stdin.on('data', () => {}), 400); process.stdin.on('end', () => process.exit(0))"],
+        args: [
+          '-e',
+          "setTimeout(() => process.stdin.on('data', () => {}), 400); process.stdin.on('end', () => process.exit(0))",
+        ],
       }),
     );
     await transport.start();
     let sent = false;
-    const sending = transport.send({ jsonrpc: '2.0', method: 'big', params: { s: 'a'.repeat(4 * 1024 * 1024) } }).then(() => (sent = true));
+    const sending = transport
+      .send({ jsonrpc: '2.0', method: 'big', params: { s: 'a'.repeat(4 * 1024 * 1024) } })
+      .then(() => (sent = true));
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(sent).toBe(false);
     await sending;
@@ -204,14 +234,20 @@ describe('StdioClientTransport', () => {
     let recorder: Recorder;
 
     beforeAll(async () => {
-      transport = new StdioClientTransport({ command: process.execPath, args: ['scripts/start-app.js', 'demo-server', '--stdio'], cwd: ROOT });
+      transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ['scripts/start-app.js', 'demo-server', '--stdio'],
+        cwd: ROOT,
+      });
       recorder = new Recorder(transport);
       await transport.start();
       // The first start builds the app when its build is stale; a failed build ends the child early.
       await transport.send(initializeRequest(0));
       await Promise.race([
         recorder.response(0, 120_000),
-        waitFor(() => recorder.closes > 0, 120_000).then(() => Promise.reject(new Error(`The demo server exited:\n${transport.stderr}`))),
+        waitFor(() => recorder.closes > 0, 120_000).then(() =>
+          Promise.reject(new Error(`The demo server exited:\n${transport.stderr}`)),
+        ),
       ]);
     }, 130_000);
 
@@ -220,13 +256,23 @@ describe('StdioClientTransport', () => {
     });
 
     it('initializes, lists tools and calls one with progress', async () => {
-      expect(recorder.messages[0].result).toMatchObject({ protocolVersion: '2025-11-25', serverInfo: { name: expect.any(String) } });
+      expect(recorder.messages[0].result).toMatchObject({
+        protocolVersion: '2025-11-25',
+        serverInfo: { name: expect.any(String) },
+      });
       await transport.send(initializedNotification);
       await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
       const tools = (await recorder.response(1)).result.tools.map((tool: { name: string }) => tool.name);
       expect(tools).toEqual(expect.arrayContaining(['forecast', 'weather_report']));
-      await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'weather_report', arguments: { steps: 3 }, _meta: { progressToken: 'p' } } });
-      expect((await recorder.response(2)).result.content).toEqual([{ type: 'text', text: 'Report compiled in 3 steps.' }]);
+      await transport.send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'weather_report', arguments: { steps: 3 }, _meta: { progressToken: 'p' } },
+      });
+      expect((await recorder.response(2)).result.content).toEqual([
+        { type: 'text', text: 'Report compiled in 3 steps.' },
+      ]);
       expect(recorder.notifications('notifications/progress').map((n) => n.params.progress)).toEqual([1, 2, 3]);
       expect(recorder.errors).toEqual([]);
     });

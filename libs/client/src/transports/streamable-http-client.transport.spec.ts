@@ -17,7 +17,12 @@ import {
 } from './transport-test.fixtures-spec';
 
 const FAST_RECONNECT: StreamableHttpClientOptions['reconnect'] = { initialDelayMs: 10, maxDelayMs: 100, maxRetries: 3 };
-const request = (id: number, method = 'tools/list', params: Record<string, unknown> = {}) => ({ jsonrpc: '2.0' as const, id, method, params });
+const request = (id: number, method = 'tools/list', params: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0' as const,
+  id,
+  method,
+  params,
+});
 const ok = (id: unknown, result: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, result });
 const idOf = (body: string) => (JSON.parse(body) as { id?: number }).id;
 
@@ -66,12 +71,19 @@ describe('StreamableHttpClientTransport', () => {
       const { transport, recorder } = await connect();
       expect(transport.origin).toBe(new URL(server.url).origin);
       expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(recorder.messages[0].result).toMatchObject({ protocolVersion: '2025-11-25', serverInfo: { name: 't', version: '1' } });
+      expect(recorder.messages[0].result).toMatchObject({
+        protocolVersion: '2025-11-25',
+        serverInfo: { name: 't', version: '1' },
+      });
 
-      await transport.send(request(1, 'tools/call', { name: 'count', arguments: { steps: 3 }, _meta: { progressToken: 'tok' } }));
+      await transport.send(
+        request(1, 'tools/call', { name: 'count', arguments: { steps: 3 }, _meta: { progressToken: 'tok' } }),
+      );
       expect((await recorder.response(1)).result.content).toEqual([{ type: 'text', text: 'Counted to 3' }]);
       const progress = recorder.notifications('notifications/progress');
-      expect(progress.map((n) => n.params)).toEqual([1, 2, 3].map((p) => ({ progressToken: 'tok', progress: p, total: 3 })));
+      expect(progress.map((n) => n.params)).toEqual(
+        [1, 2, 3].map((p) => ({ progressToken: 'tok', progress: p, total: 3 })),
+      );
       // Everything on the reply stream is tied to the request it answers.
       expect(recorder.related.slice(-4)).toEqual([1, 1, 1, 1]);
       expect(recorder.errors).toEqual([]);
@@ -106,7 +118,11 @@ describe('StreamableHttpClientTransport', () => {
       expect(transport.sessionId).toBeUndefined();
       const after = await fetch(server.url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': sessionId },
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          'Mcp-Session-Id': sessionId,
+        },
         body: JSON.stringify(request(5)),
       });
       expect(after.status).toBe(404);
@@ -118,7 +134,11 @@ describe('StreamableHttpClientTransport', () => {
       const sessionId = transport.sessionId as string;
       await fetch(server.url, { method: 'DELETE', headers: { 'Mcp-Session-Id': sessionId } });
       await transport.send(request(1));
-      expect(await recorder.response(1)).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Session not found' } });
+      expect(await recorder.response(1)).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32001, message: 'Session not found' },
+      });
       expect(transport.sessionId).toBeUndefined();
       expect(recorder.errors).toHaveLength(1);
       expect(recorder.errors[0]).toBeInstanceOf(SessionExpiredError);
@@ -134,11 +154,16 @@ describe('StreamableHttpClientTransport', () => {
       const transport = client(server.url);
       const recorder = new Recorder(transport);
       await transport.start();
-      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
       await transport.send(request(1, 'server/discover', { _meta: meta }), {
         headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'server/discover' },
       });
-      expect((await recorder.response(1)).result).toMatchObject({ supportedVersions: expect.arrayContaining(['2026-07-28']) });
+      expect((await recorder.response(1)).result).toMatchObject({
+        supportedVersions: expect.arrayContaining(['2026-07-28']),
+      });
       expect(transport.sessionId).toBeUndefined();
 
       const controller = new AbortController();
@@ -149,7 +174,10 @@ describe('StreamableHttpClientTransport', () => {
       };
       await transport.send(
         request(2, 'tools/call', { name: 'count', arguments: { steps: 20 }, _meta: { ...meta, progressToken: 'c' } }),
-        { signal: controller.signal, headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'count' } },
+        {
+          signal: controller.signal,
+          headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 'count' },
+        },
       );
       await waitFor(() => controller.signal.aborted);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -178,11 +206,19 @@ describe('StreamableHttpClientTransport', () => {
       await recorder.response(1);
 
       const [first, second, third] = server.requests;
-      expect(first.headers).toMatchObject({ authorization: 'Bearer t', accept: 'application/json, text/event-stream', 'content-type': 'application/json' });
+      expect(first.headers).toMatchObject({
+        authorization: 'Bearer t',
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+      });
       expect(first.headers['mcp-session-id']).toBeUndefined();
       expect(first.headers['mcp-protocol-version']).toBeUndefined();
       expect(second.headers).toMatchObject({ 'mcp-session-id': 'sess-1', 'mcp-protocol-version': '2025-11-25' });
-      expect(third.headers).toMatchObject({ 'mcp-session-id': 'sess-1', 'mcp-method': 'tools/list', authorization: 'Bearer t' });
+      expect(third.headers).toMatchObject({
+        'mcp-session-id': 'sess-1',
+        'mcp-method': 'tools/list',
+        authorization: 'Bearer t',
+      });
       expect(JSON.parse(third.body)).toEqual(request(1));
       // 202 for the notification: nothing delivered.
       expect(recorder.messages.map((m) => m.id)).toEqual([0, 1]);
@@ -190,7 +226,10 @@ describe('StreamableHttpClientTransport', () => {
 
     it('delivers each element of a JSON array body', async () => {
       const server = await raw((_req, res, body) =>
-        json(res, 200, [{ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } }, ok(idOf(body))]),
+        json(res, 200, [
+          { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } },
+          ok(idOf(body)),
+        ]),
       );
       const transport = client(server.url);
       const recorder = new Recorder(transport);
@@ -228,12 +267,18 @@ describe('StreamableHttpClientTransport', () => {
       const recorder = new Recorder(transport);
       await transport.send(request(1));
       const response = await recorder.response(1);
-      expect(response).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'HTTP 500 Internal Server Error', data: { status: 500 } } });
+      expect(response).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32000, message: 'HTTP 500 Internal Server Error', data: { status: 500 } },
+      });
       expect(isSyntheticResponse(response)).toBe(true);
     });
 
     it('delivers the server’s JSON-RPC error when it names the request', async () => {
-      const server = await raw((_req, res, body) => json(res, 400, { jsonrpc: '2.0', id: idOf(body), error: { code: -32022, message: 'Unsupported' } }));
+      const server = await raw((_req, res, body) =>
+        json(res, 400, { jsonrpc: '2.0', id: idOf(body), error: { code: -32022, message: 'Unsupported' } }),
+      );
       const transport = client(server.url);
       const recorder = new Recorder(transport);
       await transport.send(request(1));
@@ -243,17 +288,25 @@ describe('StreamableHttpClientTransport', () => {
     });
 
     it('keeps the status and the (sanitized) server message when the error names no id', async () => {
-      const server = await raw((_req, res) => json(res, 406, { jsonrpc: '2.0', error: { code: -32000, message: 'Not Acceptable\u001b[31m\n' } }));
+      const server = await raw((_req, res) =>
+        json(res, 406, { jsonrpc: '2.0', error: { code: -32000, message: 'Not Acceptable\u001b[31m\n' } }),
+      );
       const transport = client(server.url);
       const recorder = new Recorder(transport);
       await transport.send(request(1));
-      expect((await recorder.response(1)).error).toEqual({ code: -32000, message: 'HTTP 406 Not Acceptable: Not Acceptable[31m', data: { status: 406 } });
+      expect((await recorder.response(1)).error).toEqual({
+        code: -32000,
+        message: 'HTTP 406 Not Acceptable: Not Acceptable[31m',
+        data: { status: 406 },
+      });
     });
 
     it('rejects send of a notification the server refuses', async () => {
       const server = await raw((_req, res) => res.writeHead(503).end());
       const transport = client(server.url);
-      await expect(transport.send(initializedNotification)).rejects.toThrow('The server refused the message: HTTP 503 Service Unavailable');
+      await expect(transport.send(initializedNotification)).rejects.toThrow(
+        'The server refused the message: HTTP 503 Service Unavailable',
+      );
     });
 
     it('answers a request the server accepted with 202 but never answered', async () => {
@@ -286,7 +339,11 @@ describe('StreamableHttpClientTransport', () => {
       const recorder = new Recorder(transport);
       await transport.send(request(1));
       const response = await recorder.response(1);
-      expect(response).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'Response too large (over 10485760 bytes)' } });
+      expect(response).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32000, message: 'Response too large (over 10485760 bytes)' },
+      });
       expect(recorder.messages).toHaveLength(1);
       expect(recorder.errors[0]).toBeInstanceOf(MessageTooLargeError);
     });
@@ -306,7 +363,12 @@ describe('StreamableHttpClientTransport', () => {
     it('refuses an SSE event over the limit and answers the request', async () => {
       const server = await raw((_req, res, body) => {
         sseHead(res);
-        res.write(sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'small' } }, { id: '1' }));
+        res.write(
+          sseEvent(
+            { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'small' } },
+            { id: '1' },
+          ),
+        );
         res.write(sseEvent(ok(idOf(body), { s: 'a'.repeat(2_000) }), { id: '2' }));
         res.end();
       });
@@ -328,13 +390,23 @@ describe('StreamableHttpClientTransport', () => {
         if (req.method === 'POST') {
           postAt = Date.now();
           sseHead(res, { 'Mcp-Session-Id': 's' });
-          res.write(sseEvent({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }, { id: 'e1', retry: 150 }));
+          res.write(
+            sseEvent(
+              { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } },
+              { id: 'e1', retry: 150 },
+            ),
+          );
           setTimeout(() => res.destroy(), 20); // dropped mid-way
           return;
         }
         getAt = Date.now();
         sseHead(res);
-        res.write(sseEvent({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 2 } }, { id: 'e2' }));
+        res.write(
+          sseEvent(
+            { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 2 } },
+            { id: 'e2' },
+          ),
+        );
         res.end(sseEvent(ok(1, { done: true }), { id: 'e3' }));
       });
       const transport = client(server.url, { reconnect: { ...FAST_RECONNECT, maxDelayMs: 1_000 } });
@@ -374,7 +446,9 @@ describe('StreamableHttpClientTransport', () => {
       const transport = client(server.url);
       const recorder = new Recorder(transport);
       await transport.send(request(1));
-      expect((await recorder.response(1)).error.message).toBe('The response stream ended before the response, and cannot be resumed');
+      expect((await recorder.response(1)).error.message).toBe(
+        'The response stream ended before the response, and cannot be resumed',
+      );
       expect(server.requests).toHaveLength(1);
     });
 
@@ -382,7 +456,12 @@ describe('StreamableHttpClientTransport', () => {
       const server = await raw((req, res) => {
         if (req.method === 'GET') return void res.writeHead(500).end();
         sseHead(res);
-        res.end(sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } }, { id: 'e1' }));
+        res.end(
+          sseEvent(
+            { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } },
+            { id: 'e1' },
+          ),
+        );
       });
       const transport = client(server.url);
       const recorder = new Recorder(transport);
@@ -401,7 +480,9 @@ describe('StreamableHttpClientTransport', () => {
       const transport = client(server.url);
       const recorder = new Recorder(transport);
       await transport.send(request(1));
-      expect((await recorder.response(1)).error.message).toBe('The server cannot resume the response stream (HTTP 204)');
+      expect((await recorder.response(1)).error.message).toBe(
+        'The server cannot resume the response stream (HTTP 204)',
+      );
     });
 
     it('ignores events of other types and reports data that is not JSON', async () => {
@@ -483,7 +564,9 @@ describe('StreamableHttpClientTransport', () => {
       const server = await raw((_req, res) => res.writeHead(307, { Location: elsewhere.url }).end());
       const transport = client(server.url, {}, { Authorization: 'Bearer secret' });
       const recorder = new Recorder(transport);
-      await expect(transport.send(request(1))).rejects.toThrow(`Refused HTTP 307 redirect from ${transport.origin} to ${new URL(elsewhere.url).origin}`);
+      await expect(transport.send(request(1))).rejects.toThrow(
+        `Refused HTTP 307 redirect from ${transport.origin} to ${new URL(elsewhere.url).origin}`,
+      );
       expect(elsewhere.requests).toEqual([]);
       expect(recorder.messages).toEqual([]);
     });
@@ -491,7 +574,9 @@ describe('StreamableHttpClientTransport', () => {
     it('refuses a redirect that would turn the POST into a GET', async () => {
       const server = await raw((_req, res) => res.writeHead(302, { Location: '/elsewhere' }).end());
       const transport = client(server.url);
-      await expect(transport.send(request(1))).rejects.toThrow('Refused HTTP 302 redirect: it would turn the POST into a GET');
+      await expect(transport.send(request(1))).rejects.toThrow(
+        'Refused HTTP 302 redirect: it would turn the POST into a GET',
+      );
     });
   });
 
@@ -500,7 +585,12 @@ describe('StreamableHttpClientTransport', () => {
       const server = await raw((req, res) => {
         if (req.method === 'DELETE') return void res.writeHead(204).end();
         sseHead(res, { 'Mcp-Session-Id': 'sess-9' });
-        res.write(sseEvent({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } }, { id: '1' }));
+        res.write(
+          sseEvent(
+            { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } },
+            { id: '1' },
+          ),
+        );
       });
       const transport = client(server.url);
       const recorder = new Recorder(transport);

@@ -115,7 +115,10 @@ export class StreamableHttpClientTransport implements ClientTransport {
       const sentSession = this.currentSessionId;
       const response = await fetchSameOrigin(this.fetchFn, this.url, {
         method: 'POST',
-        headers: this.headersFor({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, options.headers),
+        headers: this.headersFor(
+          { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+          options.headers,
+        ),
         body: JSON.stringify(message),
         signal: exchange.signal,
       });
@@ -172,7 +175,11 @@ export class StreamableHttpClientTransport implements ClientTransport {
       const headers = this.headersFor({});
       this.currentSessionId = undefined;
       try {
-        const response = await fetchSameOrigin(this.fetchFn, this.url, { method: 'DELETE', headers, signal: AbortSignal.timeout(DELETE_TIMEOUT_MS) });
+        const response = await fetchSameOrigin(this.fetchFn, this.url, {
+          method: 'DELETE',
+          headers,
+          signal: AbortSignal.timeout(DELETE_TIMEOUT_MS),
+        });
         void response.body?.cancel().catch(noop);
       } catch {
         // The server may be gone already; the session then expires on its side.
@@ -226,7 +233,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
     if (type === 'text/event-stream') return this.follow(response, stream);
     if (type === 'application/json') return this.consumeJson(response, stream);
     void response.body?.cancel().catch(noop);
-    if (response.status === 202 || response.status === 204) return this.settle(stream, 'The server accepted the request without answering it');
+    if (response.status === 202 || response.status === 204)
+      return this.settle(stream, 'The server accepted the request without answering it');
     this.settle(stream, `The server answered with an unexpected content type (${type || 'none'})`);
   }
 
@@ -277,7 +285,9 @@ export class StreamableHttpClientTransport implements ClientTransport {
         return this.settle(stream, 'The response stream was lost');
       }
       try {
-        await sleep(reconnectDelay(this.reconnect, stream.failures, stream.retryMs), undefined, { signal: stream.signal });
+        await sleep(reconnectDelay(this.reconnect, stream.failures, stream.retryMs), undefined, {
+          signal: stream.signal,
+        });
       } catch {
         return;
       }
@@ -292,7 +302,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
     const sentSession = this.currentSessionId;
     let response: Response;
     try {
-      const resumeFrom: Record<string, string> = stream.lastEventId === undefined ? {} : { 'Last-Event-ID': stream.lastEventId };
+      const resumeFrom: Record<string, string> =
+        stream.lastEventId === undefined ? {} : { 'Last-Event-ID': stream.lastEventId };
       response = await fetchSameOrigin(this.fetchFn, this.url, {
         method: 'GET',
         headers: this.headersFor({ Accept: 'text/event-stream', ...resumeFrom }),
@@ -310,7 +321,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
       this.expireSession(sentSession);
       return 'The session expired before the response arrived';
     }
-    if (response.status === 204 || response.status === 405) return `The server cannot resume the response stream (HTTP ${response.status})`;
+    if (response.status === 204 || response.status === 405)
+      return `The server cannot resume the response stream (HTTP ${response.status})`;
     stream.failures++;
     return undefined;
   }

@@ -11,7 +11,10 @@ export function transportFailure(id: JsonRpcId, message: string, status?: number
   const response: JsonRpcFailure = {
     jsonrpc: '2.0',
     id,
-    error: status === undefined ? { code: ErrorCode.ServerError, message } : { code: ErrorCode.ServerError, message, data: { status } },
+    error:
+      status === undefined
+        ? { code: ErrorCode.ServerError, message }
+        : { code: ErrorCode.ServerError, message, data: { status } },
   };
   synthetic.add(response);
   return response;

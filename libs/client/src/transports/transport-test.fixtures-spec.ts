@@ -34,7 +34,11 @@ export class Recorder {
 
   /** The response with this id (waits for it). */
   async response(id: unknown, timeoutMs = 5_000): Promise<any> {
-    await waitFor(() => this.messages.some((m) => m.id === id && !('method' in m)), timeoutMs, `response ${String(id)}`);
+    await waitFor(
+      () => this.messages.some((m) => m.id === id && !('method' in m)),
+      timeoutMs,
+      `response ${String(id)}`,
+    );
     return this.messages.find((m) => m.id === id && !('method' in m));
   }
 
@@ -132,7 +136,11 @@ class TestTools {
     return `Counted to ${args.steps}`;
   }
 
-  @McpTool({ name: 'poll', description: 'Drops its SSE connection mid-way (SEP-1699), then finishes', input: { type: 'object' } })
+  @McpTool({
+    name: 'poll',
+    description: 'Drops its SSE connection mid-way (SEP-1699), then finishes',
+    input: { type: 'object' },
+  })
   async poll(@McpArgs() _args: unknown, @McpCtx() ctx: McpRequestContext) {
     ctx.progress(1, 3);
     ctx.closeSseStream(20);
@@ -143,7 +151,11 @@ class TestTools {
     return 'Polled';
   }
 
-  @McpTool({ name: 'echo', description: 'Echoes its text', input: { type: 'object', properties: { text: { type: 'string' } } } })
+  @McpTool({
+    name: 'echo',
+    description: 'Echoes its text',
+    input: { type: 'object', properties: { text: { type: 'string' } } },
+  })
   echo(@McpArgs() args: { text?: string }) {
     return args.text ?? '';
   }

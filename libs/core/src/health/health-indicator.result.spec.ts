@@ -2,8 +2,12 @@ import { healthIndicatorResult } from './health-indicator.result';
 
 describe('healthIndicatorResult', () => {
   it('builds the Terminus shape { [key]: { ...details, status } }', () => {
-    expect(healthIndicatorResult('mcp', true, { transports: ['http'] })).toEqual({ mcp: { transports: ['http'], status: 'up' } });
-    expect(healthIndicatorResult('mcp', false, { transports: [] })).toEqual({ mcp: { transports: [], status: 'down' } });
+    expect(healthIndicatorResult('mcp', true, { transports: ['http'] })).toEqual({
+      mcp: { transports: ['http'], status: 'up' },
+    });
+    expect(healthIndicatorResult('mcp', false, { transports: [] })).toEqual({
+      mcp: { transports: [], status: 'down' },
+    });
   });
 
   it('does not change the details it was given', () => {

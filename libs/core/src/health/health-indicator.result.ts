@@ -15,5 +15,8 @@ export function healthIndicatorResult<Key extends string>(
     throw new Error('"status" is a reserved key and cannot be used in health details');
   }
   const status: HealthStatus = up ? 'up' : 'down';
-  return { [key]: Object.assign({}, details, { status }) } as Record<Key, Record<string, unknown> & { status: HealthStatus }>;
+  return { [key]: Object.assign({}, details, { status }) } as Record<
+    Key,
+    Record<string, unknown> & { status: HealthStatus }
+  >;
 }

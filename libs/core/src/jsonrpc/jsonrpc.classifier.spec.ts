@@ -67,10 +67,26 @@ describe('classifyMessage', () => {
   );
 
   it('never throws on throwing getters, proxies, revoked proxies or cycles', () => {
-    const getter = { jsonrpc: '2.0', id: 9, get method(): string { throw new Error('boom'); } };
+    const getter = {
+      jsonrpc: '2.0',
+      id: 9,
+      get method(): string {
+        throw new Error('boom');
+      },
+    };
     expect(invalidReason(getter).id).toBe(9);
 
-    const trap = new Proxy({}, { get() { throw new Error('trap'); }, has() { throw new Error('trap'); } });
+    const trap = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap');
+        },
+        has() {
+          throw new Error('trap');
+        },
+      },
+    );
     expect(invalidReason(trap).id).toBeNull();
 
     const { proxy, revoke } = Proxy.revocable({}, {});
@@ -84,7 +100,13 @@ describe('classifyMessage', () => {
 
   it('builds a fresh message from fields read once', () => {
     let reads = 0;
-    const flaky = { jsonrpc: '2.0', id: 1, get method() { return reads++ === 0 ? 'ping' : 7; } };
+    const flaky = {
+      jsonrpc: '2.0',
+      id: 1,
+      get method() {
+        return reads++ === 0 ? 'ping' : 7;
+      },
+    };
     const result = classifyMessage(flaky);
     expect(result).toEqual({ kind: 'request', message: { jsonrpc: '2.0', id: 1, method: 'ping' } });
     expect(result.kind === 'request' && result.message).not.toBe(flaky);

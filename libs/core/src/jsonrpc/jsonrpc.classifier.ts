@@ -81,7 +81,10 @@ function classify(value: unknown): ClassifiedMessage {
   if (id !== null && validId === null) return invalid(null, 'Response id must be a string, a number or null');
   const error = readErrorObject(value.error);
   if (!error) return invalid(validId, 'error must have an integer code and a string message');
-  return { kind: 'response', message: validId === null ? { jsonrpc: JSONRPC_VERSION, error } : { jsonrpc: JSONRPC_VERSION, id: validId, error } };
+  return {
+    kind: 'response',
+    message: validId === null ? { jsonrpc: JSONRPC_VERSION, error } : { jsonrpc: JSONRPC_VERSION, id: validId, error },
+  };
 }
 
 function readErrorObject(value: unknown): JsonRpcErrorObject | undefined {
@@ -100,7 +103,6 @@ function safeId(value: unknown): JsonRpcId | null {
     return null;
   }
 }
-
 
 function invalid(id: JsonRpcId | null, reason: string): ClassifiedMessage {
   return { kind: 'invalid', id, error: invalidRequest(reason) };

@@ -45,8 +45,7 @@ export const parseError = (detail = 'Parse error') => new McpError(ErrorCode.Par
 export const invalidRequest = (detail = 'Invalid Request') => new McpError(ErrorCode.InvalidRequest, detail);
 export const methodNotFound = (method: string) =>
   new McpError(ErrorCode.MethodNotFound, 'Method not found', { method });
-export const invalidParams = (detail: string, data?: unknown) =>
-  new McpError(ErrorCode.InvalidParams, detail, data);
+export const invalidParams = (detail: string, data?: unknown) => new McpError(ErrorCode.InvalidParams, detail, data);
 export const internalError = () => new McpError(ErrorCode.InternalError, 'Internal error');
 export const serverError = (detail: string, data?: unknown) => new McpError(ErrorCode.ServerError, detail, data);
 export const resourceNotFound = (uri: string) =>

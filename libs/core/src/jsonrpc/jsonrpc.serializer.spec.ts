@@ -25,7 +25,9 @@ describe('serializeMessage', () => {
     } finally {
       spy.mockRestore();
     }
-    expect(serializeMessage({ jsonrpc: '2.0', id: 'x"y', result })).toBe('{"jsonrpc":"2.0","id":"x\\"y","result":{"tools":[{"name":"a"}]}}');
+    expect(serializeMessage({ jsonrpc: '2.0', id: 'x"y', result })).toBe(
+      '{"jsonrpc":"2.0","id":"x\\"y","result":{"tools":[{"name":"a"}]}}',
+    );
   });
 
   it('takes the plain path for a response shaped differently (other keys, other order)', () => {

@@ -23,7 +23,11 @@ describe('parameter headers', () => {
       properties: {
         a: { type: 'string', 'x-mcp-header': 'Region' },
         b: { type: 'string', 'x-mcp-header': 'region' },
-        c: { type: 'object', 'x-mcp-header': 'Obj', properties: { d: { type: 'boolean', 'x-mcp-header': 'Bad Name' } } },
+        c: {
+          type: 'object',
+          'x-mcp-header': 'Obj',
+          properties: { d: { type: 'boolean', 'x-mcp-header': 'Bad Name' } },
+        },
       },
     };
     expect(headerParamsOf(schema).map((p) => p.path.join('.'))).toEqual(['a', 'b', 'c', 'c.d']);
@@ -32,12 +36,17 @@ describe('parameter headers', () => {
       'c: x-mcp-header needs a string, integer or boolean',
       'c.d: x-mcp-header must be an HTTP header name',
     ]);
-    expect(headerDeclarationProblems({ type: 'object', properties: { a: { type: 'integer', 'x-mcp-header': 'Limit' } } })).toEqual([]);
-    expect(headerDeclarationProblems({ type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } })).toEqual([
-      'n: x-mcp-header needs a string, integer or boolean',
-    ]);
     expect(
-      headerDeclarationProblems({ type: 'object', properties: { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } } }),
+      headerDeclarationProblems({ type: 'object', properties: { a: { type: 'integer', 'x-mcp-header': 'Limit' } } }),
+    ).toEqual([]);
+    expect(
+      headerDeclarationProblems({ type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } }),
+    ).toEqual(['n: x-mcp-header needs a string, integer or boolean']);
+    expect(
+      headerDeclarationProblems({
+        type: 'object',
+        properties: { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } },
+      }),
     ).toEqual(['list: x-mcp-header inside items cannot be mirrored']);
   });
 });

@@ -19,7 +19,20 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** The types `x-mcp-header` may annotate (2026-07-28, Streamable HTTP "Schema Extension"). */
 const HEADER_TYPES = new Set(['string', 'integer', 'boolean']);
 /** Keywords under which an `x-mcp-header` makes the declaration invalid: only plain `properties` paths may carry one. */
-const NESTED_KEYWORDS = ['items', 'prefixItems', 'additionalProperties', 'oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions'];
+const NESTED_KEYWORDS = [
+  'items',
+  'prefixItems',
+  'additionalProperties',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
+];
 
 /** The `x-mcp-header` arguments of a tool input schema, at any depth of `properties`. */
 export function headerParamsOf(schema: Record<string, unknown>, path: string[] = []): HeaderParam[] {
@@ -27,7 +40,10 @@ export function headerParamsOf(schema: Record<string, unknown>, path: string[] =
   if (!properties || typeof properties !== 'object') return [];
   return Object.entries(properties as Record<string, Record<string, unknown>>).flatMap(([key, property]) => {
     if (!property || typeof property !== 'object') return [];
-    const here = typeof property['x-mcp-header'] === 'string' ? [{ header: property['x-mcp-header'] as string, path: [...path, key] }] : [];
+    const here =
+      typeof property['x-mcp-header'] === 'string'
+        ? [{ header: property['x-mcp-header'] as string, path: [...path, key] }]
+        : [];
     return [...here, ...headerParamsOf(property, [...path, key])];
   });
 }
@@ -48,13 +64,16 @@ export function headerDeclarationProblems(schema: Record<string, unknown>): stri
       const header = property['x-mcp-header'];
       const at = [...path, key].join('.');
       if (header !== undefined) {
-        if (typeof header !== 'string' || !TOKEN.test(header)) problems.push(`${at}: x-mcp-header must be an HTTP header name`);
+        if (typeof header !== 'string' || !TOKEN.test(header))
+          problems.push(`${at}: x-mcp-header must be an HTTP header name`);
         else if (seen.has(header.toLowerCase())) problems.push(`${at}: x-mcp-header "${header}" is used twice`);
         else seen.add(header.toLowerCase());
-        if (!HEADER_TYPES.has(property.type as string)) problems.push(`${at}: x-mcp-header needs a string, integer or boolean`);
+        if (!HEADER_TYPES.has(property.type as string))
+          problems.push(`${at}: x-mcp-header needs a string, integer or boolean`);
       }
       for (const keyword of NESTED_KEYWORDS) {
-        if (property[keyword] !== undefined && mentionsHeader(property[keyword])) problems.push(`${at}: x-mcp-header inside ${keyword} cannot be mirrored`);
+        if (property[keyword] !== undefined && mentionsHeader(property[keyword]))
+          problems.push(`${at}: x-mcp-header inside ${keyword} cannot be mirrored`);
       }
       walk(property, [...path, key]);
     }
@@ -72,7 +91,9 @@ function mentionsHeader(node: unknown): boolean {
 /** A header value for a body value: plain when it is safe header text, else `=?base64?…?=` of its UTF-8. */
 export function encodeHeaderValue(value: string | number | boolean): string {
   const text = String(value);
-  return SAFE_VALUE.test(text) && !BASE64_SENTINEL.test(text) ? text : `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
+  return SAFE_VALUE.test(text) && !BASE64_SENTINEL.test(text)
+    ? text
+    : `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 }
 
 /** The body value a header carries; undefined when its base64 wrapper holds malformed base64. */
@@ -85,5 +106,8 @@ export function decodeHeaderValue(value: string): string | undefined {
 
 /** The argument at a header param's path, if present. */
 export function valueAtPath(args: Record<string, unknown>, path: readonly string[]): unknown {
-  return path.reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), args);
+  return path.reduce<unknown>(
+    (node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined),
+    args,
+  );
 }

@@ -21,7 +21,16 @@ export interface Implementation {
 
 export type Meta = Record<string, unknown>;
 
-export const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export const LOGGING_LEVELS = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const;
 export type LoggingLevel = (typeof LOGGING_LEVELS)[number];
 
 export interface ClientCapabilities {

@@ -17,7 +17,9 @@ export function isLegacyRevision(value: unknown): value is LegacyRevision {
 }
 
 export function isKnownRevision(value: unknown): value is Revision {
-  return isLegacyRevision(value) || (typeof value === 'string' && (MODERN_REVISIONS as readonly string[]).includes(value));
+  return (
+    isLegacyRevision(value) || (typeof value === 'string' && (MODERN_REVISIONS as readonly string[]).includes(value))
+  );
 }
 
 export function eraOf(revision: Revision): Era {

@@ -13,7 +13,13 @@ describe('checkElicitationSchema', () => {
         agree: { type: 'boolean', default: false },
         color: { type: 'string', enum: ['red', 'green'] },
         legacy: { type: 'string', enum: ['a', 'b'], enumNames: ['A', 'B'] },
-        size: { type: 'string', oneOf: [{ const: 's', title: 'Small' }, { const: 'l', title: 'Large' }] },
+        size: {
+          type: 'string',
+          oneOf: [
+            { const: 's', title: 'Small' },
+            { const: 'l', title: 'Large' },
+          ],
+        },
         tags: { type: 'array', items: { type: 'string', enum: ['x', 'y'] }, minItems: 1 },
         pets: { type: 'array', items: { anyOf: [{ const: 'cat', title: 'Cat' }] } },
       },

@@ -103,10 +103,11 @@ function isTitledOptions(value: unknown): boolean {
   return (
     Array.isArray(value) &&
     value.length > 0 &&
-    value.every((option) => isJsonObject(option) && typeof option.const === 'string' && typeof option.title === 'string')
+    value.every(
+      (option) => isJsonObject(option) && typeof option.const === 'string' && typeof option.title === 'string',
+    )
   );
 }
-
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');

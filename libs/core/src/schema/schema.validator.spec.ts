@@ -68,7 +68,10 @@ describe('SchemaValidator', () => {
     const validator = new SchemaValidator();
     const first = validator.compile({ type: 'string', maxLength: 0 });
     for (let n = 1; n <= 300; n++) {
-      expect(validator.validate({ type: 'string', maxLength: n }, 'x'.repeat(n + 1))).toEqual({ valid: false, errors: [expect.stringContaining('must NOT have more than')] });
+      expect(validator.validate({ type: 'string', maxLength: n }, 'x'.repeat(n + 1))).toEqual({
+        valid: false,
+        errors: [expect.stringContaining('must NOT have more than')],
+      });
     }
     const again = validator.compile({ type: 'string', maxLength: 0 });
     expect(again).not.toBe(first); // evicted: compiled anew, with the same verdicts

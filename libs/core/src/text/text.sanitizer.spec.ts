@@ -34,17 +34,13 @@ describe('sanitizeText', () => {
 
   it('always yields well-formed, single-line, bounded, idempotent text', () => {
     fc.assert(
-      fc.property(
-        fc.string({ unit: 'binary', maxLength: 300 }),
-        fc.integer({ min: 1, max: 64 }),
-        (input, max) => {
-          const out = sanitizeText(input, max);
-          expect(out).not.toMatch(FORBIDDEN);
-          expect(out).not.toMatch(LONE_SURROGATE);
-          expect(codePoints(out)).toBeLessThanOrEqual(max);
-          expect(sanitizeText(out, max)).toBe(out);
-        },
-      ),
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), fc.integer({ min: 1, max: 64 }), (input, max) => {
+        const out = sanitizeText(input, max);
+        expect(out).not.toMatch(FORBIDDEN);
+        expect(out).not.toMatch(LONE_SURROGATE);
+        expect(codePoints(out)).toBeLessThanOrEqual(max);
+        expect(sanitizeText(out, max)).toBe(out);
+      }),
     );
   });
 

@@ -28,7 +28,10 @@ describe('StdioTransport', () => {
     t.input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0",');
     t.input.write(Buffer.from('"method":"x"}\n'));
     await tick();
-    expect(t.messages).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', method: 'x' }]);
+    expect(t.messages).toEqual([
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', method: 'x' },
+    ]);
     expect(t.errors).toEqual([]);
   });
 
@@ -38,9 +41,7 @@ describe('StdioTransport', () => {
     await tick();
     expect(t.messages).toEqual([]);
     expect(t.errors).toHaveLength(1);
-    expect(t.written).toEqual([
-      { jsonrpc: '2.0', error: { code: ErrorCode.ParseError, message: 'Parse error' } },
-    ]);
+    expect(t.written).toEqual([{ jsonrpc: '2.0', error: { code: ErrorCode.ParseError, message: 'Parse error' } }]);
   });
 
   it('answers an oversize line with "Message too large" and keeps going', async () => {

@@ -192,7 +192,7 @@ function expandExpression({ operator, vars }: Expression, variables: UriTemplate
 
 function encodeValue(text: string, allowReserved: boolean): string {
   let out = '';
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const char = String.fromCodePoint(text.codePointAt(i) as number);
     const triplet = allowReserved && char === '%' && PCT_ENCODED.exec(text.slice(i, i + 3));
     if (triplet) {

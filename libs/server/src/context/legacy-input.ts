@@ -38,7 +38,10 @@ export class LegacyInput implements McpInput {
 
   async sample(_key: string, params: CreateMessageRequestParams): Promise<CreateMessageResult> {
     this.require('sampling', 'sampling/createMessage', (c) => !!c.sampling);
-    return (await this.ask('sampling/createMessage', params as unknown as Record<string, unknown>)) as unknown as CreateMessageResult;
+    return (await this.ask(
+      'sampling/createMessage',
+      params as unknown as Record<string, unknown>,
+    )) as unknown as CreateMessageResult;
   }
 
   async roots(_key: string): Promise<ListRootsResult> {

@@ -19,7 +19,15 @@ interface ContextCreatorParts {
 }
 type Ctor = new (...parts: unknown[]) => ExternalContextCreator;
 type Handler = (...args: unknown[]) => Promise<unknown>;
-const PARTS = ['guardsContextCreator', 'guardsConsumer', 'interceptorsContextCreator', 'modulesContainer', 'pipesContextCreator', 'pipesConsumer', 'filtersContextCreator'] as const;
+const PARTS = [
+  'guardsContextCreator',
+  'guardsConsumer',
+  'interceptorsContextCreator',
+  'modulesContainer',
+  'pipesContextCreator',
+  'pipesConsumer',
+  'filtersContextCreator',
+] as const;
 
 /**
  * Nest's own `ExternalContextCreator` (the app's guards, pipes, filters, module scoping and request scope, untouched)
@@ -38,7 +46,9 @@ export class McpContextCreator {
     const parts = nest as unknown as ContextCreatorParts;
     this.rebuilt = PARTS.every((name) => parts[name]);
     if (!this.rebuilt) {
-      new Logger('McpModule').warn("This Nest version builds ExternalContextCreator differently; interceptors run through Nest's slower consumer");
+      new Logger('McpModule').warn(
+        "This Nest version builds ExternalContextCreator differently; interceptors run through Nest's slower consumer",
+      );
       this.creator = nest;
       return;
     }
@@ -72,12 +82,21 @@ export class McpContextCreator {
     this.recorded = {};
     const handler = this.creator.create(...args) as Handler;
     const { guards, pipes, interceptors, exceptions } = this.recorded; // set by the recording creators, during create()
-    const enhancers = this.rebuilt && guards && interceptors && exceptions ? { guards, interceptors, exceptions } : undefined;
-    return { handler, guarded: !this.rebuilt || !guards || guards.length > 0, piped: !this.rebuilt || !pipes || pipes.length > 0, enhancers };
+    const enhancers =
+      this.rebuilt && guards && interceptors && exceptions ? { guards, interceptors, exceptions } : undefined;
+    return {
+      handler,
+      guarded: !this.rebuilt || !guards || guards.length > 0,
+      piped: !this.rebuilt || !pipes || pipes.length > 0,
+      enhancers,
+    };
   }
 
   // A context creator that works as `creator` (its state stays on the copy) and records what `create` returns.
-  private recording(creator: EnhancerCreator, kind: 'guards' | 'pipes' | 'interceptors' | 'exceptions'): EnhancerCreator {
+  private recording(
+    creator: EnhancerCreator,
+    kind: 'guards' | 'pipes' | 'interceptors' | 'exceptions',
+  ): EnhancerCreator {
     const copy = Object.create(creator) as EnhancerCreator;
     const recorded = (made: unknown) => ((this.recorded as Record<string, unknown>)[kind] = made);
     copy.create = function (this: EnhancerCreator, ...args: unknown[]) {

@@ -33,7 +33,8 @@ export function createDirectHandler(
     try {
       if (guards.length) {
         const allowed = canActivate(guards, new ExecutionContextHost(argv, type, standIn));
-        if (!(allowed === true || (allowed !== false && (await allowed)))) throw new ForbiddenException('Forbidden resource');
+        if (!(allowed === true || (allowed !== false && (await allowed))))
+          throw new ForbiddenException('Forbidden resource');
       }
       const result = interceptors.length
         ? await consumer.intercept(interceptors, argv, instance, standIn, async () => call(args, ctx), MCP_CONTEXT_TYPE)

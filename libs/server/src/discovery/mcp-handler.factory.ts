@@ -40,7 +40,15 @@ export class McpHandlerFactory {
       // the method is then called directly, with the same guards, interceptors and filters around it.
       const direct = wrapped.piped ? undefined : directCall(instance, methodName);
       if (!direct) return (args, ctx) => wrapped.handler(args, ctx);
-      const viaNest = this.create(instance, `${methodName}\u0000direct`, undefined, undefined, undefined, undefined, direct);
+      const viaNest = this.create(
+        instance,
+        `${methodName}\u0000direct`,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        direct,
+      );
       // Nest resolved the guards, interceptors and filters; they run around the method in one async step.
       const handler = viaNest.enhancers
         ? createDirectHandler(instance, direct, direct, viaNest.enhancers, this.contextCreator.interceptorsConsumer)
@@ -49,7 +57,14 @@ export class McpHandlerFactory {
     }
     return async (args, ctx) => {
       const { instance, contextId } = await this.resolvePerRequest(wrapper, ctx);
-      const { handler } = this.create(instance, methodName, MCP_PARAMS_METADATA, this.paramsFactory, contextId, wrapper.id);
+      const { handler } = this.create(
+        instance,
+        methodName,
+        MCP_PARAMS_METADATA,
+        this.paramsFactory,
+        contextId,
+        wrapper.id,
+      );
       return handler(args, ctx);
     };
   }
@@ -63,12 +78,24 @@ export class McpHandlerFactory {
     const probeName = `${methodName}\u0000guards`;
     if (wrapper.isDependencyTreeStatic() && wrapper.instance) {
       const instance = wrapper.instance as object;
-      const probe = this.create(instance, probeName, undefined, undefined, undefined, undefined, guardProbe(instance, methodName));
+      const probe = this.create(
+        instance,
+        probeName,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        guardProbe(instance, methodName),
+      );
       return probe.guarded ? (ctx) => passes(probe.handler, ctx) : ALWAYS_ALLOWED;
     }
     return async (ctx) => {
       const { instance, contextId } = await this.resolvePerRequest(wrapper, ctx);
-      return passes(this.create(instance, probeName, undefined, undefined, contextId, wrapper.id, guardProbe(instance, methodName)).handler, ctx);
+      return passes(
+        this.create(instance, probeName, undefined, undefined, contextId, wrapper.id, guardProbe(instance, methodName))
+          .handler,
+        ctx,
+      );
     };
   }
 
@@ -105,10 +132,15 @@ export class McpHandlerFactory {
    */
   private instantiateParamPipes(type: Function | null, methodName: string): void {
     if (!type) return;
-    const params = Reflect.getMetadata(MCP_PARAMS_METADATA, type, methodName) as Record<string, { pipes?: unknown[] }> | undefined;
-    if (!params || !Object.values(params).some((param) => param.pipes?.some((pipe) => typeof pipe === 'function'))) return;
-    const instance = (pipe: unknown) => (typeof pipe === 'function' ? this.pipeInstance(pipe as Type<PipeTransform>) : pipe);
-    const resolved = Object.fromEntries(Object.entries(params).map(([key, param]) => [key, { ...param, pipes: param.pipes?.map(instance) }]));
+    const params = Reflect.getMetadata(MCP_PARAMS_METADATA, type, methodName) as
+      Record<string, { pipes?: unknown[] }> | undefined;
+    if (!params || !Object.values(params).some((param) => param.pipes?.some((pipe) => typeof pipe === 'function')))
+      return;
+    const instance = (pipe: unknown) =>
+      typeof pipe === 'function' ? this.pipeInstance(pipe as Type<PipeTransform>) : pipe;
+    const resolved = Object.fromEntries(
+      Object.entries(params).map(([key, param]) => [key, { ...param, pipes: param.pipes?.map(instance) }]),
+    );
     Reflect.defineMetadata(MCP_PARAMS_METADATA, resolved, type, methodName);
   }
 
@@ -120,7 +152,10 @@ export class McpHandlerFactory {
     }
   }
 
-  private async resolvePerRequest(wrapper: InstanceWrapper, ctx: McpRequestContext): Promise<{ instance: object; contextId: ContextId }> {
+  private async resolvePerRequest(
+    wrapper: InstanceWrapper,
+    ctx: McpRequestContext,
+  ): Promise<{ instance: object; contextId: ContextId }> {
     const contextId = ContextIdFactory.create();
     this.moduleRef.registerRequestByContextId(ctx, contextId);
     const instance = (await this.moduleRef.resolve(wrapper.token, contextId, { strict: false })) as object;
@@ -150,7 +185,10 @@ function guardProbe(instance: object, methodName: string): StandIn {
 // when a parameter carries pipes of its own (Nest's parameter step must run them).
 function directCall(instance: object, methodName: string): StandIn | undefined {
   const method = (instance as Record<string, Handler>)[methodName];
-  const params = (Reflect.getMetadata(MCP_PARAMS_METADATA, instance.constructor, methodName) ?? {}) as Record<string, { index: number; pipes?: unknown[] }>;
+  const params = (Reflect.getMetadata(MCP_PARAMS_METADATA, instance.constructor, methodName) ?? {}) as Record<
+    string,
+    { index: number; pipes?: unknown[] }
+  >;
   const slots: Array<[index: number, source: 0 | 1]> = [];
   for (const [key, param] of Object.entries(params)) {
     if (param.pipes?.length) return undefined;

@@ -30,7 +30,10 @@ async function run(
 const interceptor = (intercept: (context: ExecutionContext, next: CallHandler) => unknown): NestInterceptor =>
   ({ intercept }) as NestInterceptor;
 
-const scenarios: Record<string, (events: string[]) => { interceptors: NestInterceptor[]; next: () => Promise<unknown> }> = {
+const scenarios: Record<
+  string,
+  (events: string[]) => { interceptors: NestInterceptor[]; next: () => Promise<unknown> }
+> = {
   'no interceptors: the handler alone': (events) => ({
     interceptors: [],
     next: async () => (events.push('handler'), 'plain'),
@@ -50,7 +53,9 @@ const scenarios: Record<string, (events: string[]) => { interceptors: NestInterc
   'the context is the handler’s, typed mcp': (events) => ({
     interceptors: [
       interceptor((context, next) => {
-        events.push(`${context.getType()} ${context.getClass().name} ${JSON.stringify(context.getArgs())} ${context.getHandler().name}`);
+        events.push(
+          `${context.getType()} ${context.getClass().name} ${JSON.stringify(context.getArgs())} ${context.getHandler().name}`,
+        );
         return next.handle();
       }),
     ],
@@ -71,7 +76,11 @@ const scenarios: Record<string, (events: string[]) => { interceptors: NestInterc
     next: async () => (events.push('handler'), 'v'),
   }),
   'a handler error recovered by catchError': (events) => ({
-    interceptors: [interceptor((_context, next) => next.handle().pipe(catchError((error: Error) => of(`recovered ${error.message}`))))],
+    interceptors: [
+      interceptor((_context, next) =>
+        next.handle().pipe(catchError((error: Error) => of(`recovered ${error.message}`))),
+      ),
+    ],
     next: async () => {
       events.push('handler');
       throw new Error('boom');
@@ -147,7 +156,14 @@ describe('McpInterceptorsConsumer', () => {
       }),
     ];
     const host = new Host();
-    const result = (await new McpInterceptorsConsumer().intercept(interceptors, [], host, host.method, async () => ++handlerRuns, 'mcp')) as Observable<unknown>;
+    const result = (await new McpInterceptorsConsumer().intercept(
+      interceptors,
+      [],
+      host,
+      host.method,
+      async () => ++handlerRuns,
+      'mcp',
+    )) as Observable<unknown>;
     result.subscribe().unsubscribe();
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(handlerRuns).toBe(0);

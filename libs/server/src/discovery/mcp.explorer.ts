@@ -6,7 +6,12 @@ import { McpCompletionOptions } from '../decorators/mcp-completion.decorator';
 import { McpPromptOptions } from '../decorators/mcp-prompt.decorator';
 import { McpResourceOptions } from '../decorators/mcp-resource.decorator';
 import { McpToolOptions } from '../decorators/mcp-tool.decorator';
-import { MCP_COMPLETION_METADATA, MCP_PROMPT_METADATA, MCP_RESOURCE_METADATA, MCP_TOOL_METADATA } from '../mcp.constants';
+import {
+  MCP_COMPLETION_METADATA,
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_TOOL_METADATA,
+} from '../mcp.constants';
 import { McpDeclarationError, McpRegistry } from '../registry/mcp.registry';
 import { dtoSupport } from '../registry/dto-support';
 import { createToolInputValidator, isDtoClass } from '../registry/tool-input.validator';
@@ -51,8 +56,14 @@ export class McpExplorer {
     }
     // Completions name prompts and templates, so they are checked once everything else is known.
     for (const { method, options } of completions) {
-      const ref = 'prompt' in options ? { type: 'ref/prompt' as const, name: options.prompt } : { type: 'ref/resource' as const, uri: options.resource };
-      registry.addCompletion(ref, options.argument, { source: method.source, invoke: this.handlers.createInvoker(method.wrapper, method.methodName) });
+      const ref =
+        'prompt' in options
+          ? { type: 'ref/prompt' as const, name: options.prompt }
+          : { type: 'ref/resource' as const, uri: options.resource };
+      registry.addCompletion(ref, options.argument, {
+        source: method.source,
+        invoke: this.handlers.createInvoker(method.wrapper, method.methodName),
+      });
     }
     registry.markLoaded();
     const counts = `${registry.listTools().length} tools, ${registry.listResources().length} resources, ${registry.listTemplates().length} templates, ${registry.listPrompts().length} prompts`;
@@ -99,7 +110,8 @@ export class McpExplorer {
   }
 
   private addResource(registry: McpRegistry, method: DiscoveredMethod, options: McpResourceOptions): void {
-    if (typeof options.uri !== 'string' || !options.uri) throw new McpDeclarationError(method.source, 'resource needs a uri');
+    if (typeof options.uri !== 'string' || !options.uri)
+      throw new McpDeclarationError(method.source, 'resource needs a uri');
     const common = {
       source: method.source,
       enabled: true,

@@ -22,10 +22,14 @@ export class LegacyEra implements EraEngine {
   plan(request: JsonRpcRequest, origin: DispatchOrigin): EraPlan {
     if (!servesEra(this.options, 'legacy')) {
       // A legacy client has no way forward: name the revisions served, so it can at least say why.
-      throw new McpError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version: this server serves only the modern era', {
-        supported: supportedRevisions(this.options),
-        requested: sanitizeText(String(request.params?.protocolVersion ?? 'none'), 64),
-      });
+      throw new McpError(
+        ErrorCode.UnsupportedProtocolVersion,
+        'Unsupported protocol version: this server serves only the modern era',
+        {
+          supported: supportedRevisions(this.options),
+          requested: sanitizeText(String(request.params?.protocolVersion ?? 'none'), 64),
+        },
+      );
     }
     const { session } = origin;
     const revision = session.revision ?? DEFAULT_HTTP_REVISION;
@@ -44,7 +48,12 @@ export class LegacyEra implements EraEngine {
           httpRequest: origin.httpRequest,
           cancellation,
           meta: metaOf(request),
-          input: new LegacyInput(session, origin.stream, cancellation, this.options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS),
+          input: new LegacyInput(
+            session,
+            origin.stream,
+            cancellation,
+            this.options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS,
+          ),
           state: new McpRequestState(),
           clientInfo: session.clientInfo,
           clientCapabilities: session.clientCapabilities,

@@ -68,7 +68,9 @@ export class McpDispatcher {
     try {
       route.run(params, origin);
     } catch (error) {
-      this.logger.warn(`Notification ${sanitizeText(method)} failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `Notification ${sanitizeText(method)} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -89,11 +91,23 @@ export class McpDispatcher {
       return this.fail(request, origin, era, started, methodNotFound(sanitizeText(request.method, 128)));
     }
     if (session.inFlightCount >= (this.options.maxInFlightPerSession ?? DEFAULT_MAX_IN_FLIGHT)) {
-      return this.fail(request, origin, era, started, new McpError(ErrorCode.ServerError, 'Too many requests in flight for this session'));
+      return this.fail(
+        request,
+        origin,
+        era,
+        started,
+        new McpError(ErrorCode.ServerError, 'Too many requests in flight for this session'),
+      );
     }
     const cancellation = session.beginRequest(request.id);
     if (!cancellation) {
-      return this.fail(request, origin, era, started, new McpError(ErrorCode.InvalidRequest, 'A request with this id is already in flight'));
+      return this.fail(
+        request,
+        origin,
+        era,
+        started,
+        new McpError(ErrorCode.InvalidRequest, 'A request with this id is already in flight'),
+      );
     }
 
     try {
@@ -116,7 +130,13 @@ export class McpDispatcher {
     }
   }
 
-  private fail(request: JsonRpcRequest, origin: DispatchOrigin, era: Era, started: number, error: McpError): JsonRpcResponse {
+  private fail(
+    request: JsonRpcRequest,
+    origin: DispatchOrigin,
+    era: Era,
+    started: number,
+    error: McpError,
+  ): JsonRpcResponse {
     this.report(request, origin, era, started, 'error', error.code);
     return errorResponse(request.id, error);
   }

@@ -30,17 +30,38 @@ export class McpRoutes {
     const routes: Array<[string, McpRoute]> = [
       ['initialize', { kind: 'request', eras: LEGACY, run: (p, _c, o) => lifecycle.initialize(p, o) as never }],
       ['ping', { kind: 'request', eras: LEGACY, run: () => lifecycle.ping() }],
-      ['logging/setLevel', { kind: 'request', eras: LEGACY, capability: 'logging', run: (p, _c, o) => lifecycle.setLevel(p, o) }],
+      [
+        'logging/setLevel',
+        { kind: 'request', eras: LEGACY, capability: 'logging', run: (p, _c, o) => lifecycle.setLevel(p, o) },
+      ],
       ['tools/list', { kind: 'request', eras: BOTH, capability: 'tools', run: (p, c) => tools.list(p, c) }],
       ['tools/call', { kind: 'request', eras: BOTH, capability: 'tools', run: (p, c) => tools.call(p, c) as never }],
       ['resources/list', { kind: 'request', eras: BOTH, capability: 'resources', run: (p, c) => resources.list(p, c) }],
-      ['resources/templates/list', { kind: 'request', eras: BOTH, capability: 'resources', run: (p, c) => resources.listTemplates(p, c) }],
-      ['resources/read', { kind: 'request', eras: BOTH, capability: 'resources', run: (p, c) => resources.read(p, c) as never }],
-      ['resources/subscribe', { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c, o) => resources.subscribe(p, c, o) }],
-      ['resources/unsubscribe', { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c, o) => resources.unsubscribe(p, c, o) }],
+      [
+        'resources/templates/list',
+        { kind: 'request', eras: BOTH, capability: 'resources', run: (p, c) => resources.listTemplates(p, c) },
+      ],
+      [
+        'resources/read',
+        { kind: 'request', eras: BOTH, capability: 'resources', run: (p, c) => resources.read(p, c) as never },
+      ],
+      [
+        'resources/subscribe',
+        { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c, o) => resources.subscribe(p, c, o) },
+      ],
+      [
+        'resources/unsubscribe',
+        { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c, o) => resources.unsubscribe(p, c, o) },
+      ],
       ['prompts/list', { kind: 'request', eras: BOTH, capability: 'prompts', run: (p, c) => prompts.list(p, c) }],
-      ['prompts/get', { kind: 'request', eras: BOTH, capability: 'prompts', run: (p, c) => prompts.get(p, c) as never }],
-      ['completion/complete', { kind: 'request', eras: BOTH, capability: 'completions', run: (p, c) => completions.complete(p, c) as never }],
+      [
+        'prompts/get',
+        { kind: 'request', eras: BOTH, capability: 'prompts', run: (p, c) => prompts.get(p, c) as never },
+      ],
+      [
+        'completion/complete',
+        { kind: 'request', eras: BOTH, capability: 'completions', run: (p, c) => completions.complete(p, c) as never },
+      ],
       ['server/discover', { kind: 'request', eras: MODERN, run: () => discover.discover() }],
       ['subscriptions/listen', { kind: 'request', eras: MODERN, run: (p, c, o) => subscriptions.listen(p, c, o) }],
       ['notifications/initialized', { kind: 'notification', eras: LEGACY, run: (p, o) => lifecycle.initialized(p, o) }],

@@ -64,7 +64,10 @@ export class ModernEra implements EraEngine {
     // not served (-32022).
     const meta = readModernMeta(params);
     if (origin.httpRequest) {
-      const tool = request.method === 'tools/call' && typeof params.name === 'string' ? this.registry.tool(params.name) : undefined;
+      const tool =
+        request.method === 'tools/call' && typeof params.name === 'string'
+          ? this.registry.tool(params.name)
+          : undefined;
       checkModernHeaders(request, meta.revision, origin.httpRequest.headers, tool?.headerParams ?? []);
     }
     checkRevision(meta.revision, this.modern, this.supported);
@@ -78,10 +81,20 @@ export class ModernEra implements EraEngine {
         digest: RequestStateCodec.digest(params),
         principal: this.options.requestState?.principal?.(origin.httpRequest),
       });
-    const round = mrtr && params.requestState !== undefined ? codec.open(params.requestState, bindingOf()) : { answers: {}, state: {} };
+    const round =
+      mrtr && params.requestState !== undefined
+        ? codec.open(params.requestState, bindingOf())
+        : { answers: {}, state: {} };
     const responses = params.inputResponses === undefined ? {} : params.inputResponses;
-    if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) throw invalidParams('Invalid "inputResponses": an object is required');
-    const input = mrtr ? new ModernInput({ ...round.answers, ...(responses as Record<string, unknown>) }, meta.clientCapabilities, this.schemas) : undefined;
+    if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
+      throw invalidParams('Invalid "inputResponses": an object is required');
+    const input = mrtr
+      ? new ModernInput(
+          { ...round.answers, ...(responses as Record<string, unknown>) },
+          meta.clientCapabilities,
+          this.schemas,
+        )
+      : undefined;
 
     return {
       era: 'modern',
@@ -131,7 +144,10 @@ export class ModernEra implements EraEngine {
     const own = result._meta;
     const _meta = typeof own === 'object' && own !== null ? Object.assign({}, own, this.serverMeta) : this.serverMeta;
     // Object.assign, not `{ ...x, key }`: on Node 20 a spread followed by keys takes V8's slow path (~0.5 µs a call).
-    const completed: Record<string, unknown> = Object.assign({}, result, { resultType: result.resultType ?? 'complete', _meta });
+    const completed: Record<string, unknown> = Object.assign({}, result, {
+      resultType: result.resultType ?? 'complete',
+      _meta,
+    });
     if (constant) this.completed.set(result, markConstant(completed));
     return completed;
   }
@@ -139,6 +155,7 @@ export class ModernEra implements EraEngine {
 
 /** In this era a missing resource is -32602 (it was -32002). */
 function modernError(error: unknown): unknown {
-  if (error instanceof McpError && error.code === ErrorCode.ResourceNotFound) return new McpError(ErrorCode.InvalidParams, error.message, error.data);
+  if (error instanceof McpError && error.code === ErrorCode.ResourceNotFound)
+    return new McpError(ErrorCode.InvalidParams, error.message, error.data);
   return error;
 }

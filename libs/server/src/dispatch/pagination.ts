@@ -1,7 +1,11 @@
 import { invalidParams } from '@conduit-mcp/core';
 
 /** One page of a list and the opaque cursor of the next, if any. */
-export function paginate<T>(items: readonly T[], cursor: unknown, pageSize: number): { page: T[]; nextCursor?: string } {
+export function paginate<T>(
+  items: readonly T[],
+  cursor: unknown,
+  pageSize: number,
+): { page: T[]; nextCursor?: string } {
   const offset = cursor === undefined ? 0 : decodeCursor(cursor);
   const page = items.slice(offset, offset + pageSize);
   const next = offset + pageSize;

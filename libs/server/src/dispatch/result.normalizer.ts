@@ -41,7 +41,8 @@ export function toReadResourceResult(value: unknown, uri: string, mimeType: stri
 
 /** What a prompt handler may return: a full `GetPromptResult`, an array of messages, or a string (one user message). */
 export function toGetPromptResult(value: unknown, description: string | undefined): GetPromptResult {
-  const described = (messages: PromptMessage[]): GetPromptResult => (description ? { description, messages } : { messages });
+  const described = (messages: PromptMessage[]): GetPromptResult =>
+    description ? { description, messages } : { messages };
   if (isObject(value) && Array.isArray(value.messages)) return value as unknown as GetPromptResult;
   if (Array.isArray(value)) return described(value as PromptMessage[]);
   const text = typeof value === 'string' ? value : JSON.stringify(value ?? null);

@@ -37,7 +37,8 @@ export class LifecycleMethods {
       throw invalidParams('Missing or invalid "clientInfo": name and version are required');
     }
     const { session } = origin;
-    if (session.revision && session.persistent) throw new McpError(ErrorCode.InvalidRequest, 'Session already initialized');
+    if (session.revision && session.persistent)
+      throw new McpError(ErrorCode.InvalidRequest, 'Session already initialized');
     session.revision = negotiateLegacyRevision(requested);
     session.clientCapabilities = capabilities;
     session.clientInfo = clientInfo as unknown as Implementation;
@@ -74,5 +75,4 @@ export class LifecycleMethods {
     const found = origin.session.cancelRequest(requestId, safeReason ?? 'Cancelled by the client');
     this.telemetry.cancelled({ server: this.options.name, requestId: echo(requestId), reason: safeReason, found });
   }
-
 }

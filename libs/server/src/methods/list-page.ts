@@ -31,7 +31,12 @@ export class ListPages {
     private readonly options: McpModuleOptions,
   ) {}
 
-  async page(entries: readonly Listable[], revision: number, ctx: McpRequestContext, cursor: unknown): Promise<Record<string, unknown>> {
+  async page(
+    entries: readonly Listable[],
+    revision: number,
+    ctx: McpRequestContext,
+    cursor: unknown,
+  ): Promise<Record<string, unknown>> {
     if (revision !== this.revision || this.pages.size >= MAX_CACHED_PAGES) {
       this.pages.clear();
       this.guardedOf = new WeakMap();
@@ -40,7 +45,8 @@ export class ListPages {
     const guarded = this.guarded(entries);
     const allowed = guarded.length ? await Promise.all(guarded.map((index) => entries[index].canActivate(ctx))) : [];
     const outcome = allowed.map((ok) => (ok ? '1' : '0')).join('');
-    const cacheKey = cursor === undefined || typeof cursor === 'string' ? `${ctx.era}|${outcome}|${cursor ?? ''}` : undefined;
+    const cacheKey =
+      cursor === undefined || typeof cursor === 'string' ? `${ctx.era}|${outcome}|${cursor ?? ''}` : undefined;
     const cached = cacheKey === undefined ? undefined : this.pages.get(cacheKey);
     if (cached) return cached;
     const refused = new Set(guarded.filter((_, n) => !allowed[n]));

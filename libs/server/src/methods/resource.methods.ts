@@ -50,7 +50,11 @@ export class ResourceMethods {
     const shownUri = sanitizeText(uri, 512);
     return this.telemetry.track('resource', { server: this.options.name, name: shownUri, template }, ctx, async () => {
       try {
-        const result = toReadResourceResult(await resource.invoke(template ? variables : {}, ctx), uri, resource.definition.mimeType);
+        const result = toReadResourceResult(
+          await resource.invoke(template ? variables : {}, ctx),
+          uri,
+          resource.definition.mimeType,
+        );
         return ctx.era === 'modern' ? { ...result, ...cacheFields([resource], this.options.cache) } : result;
       } catch (error) {
         throw toMcpError(error, () => resourceNotFound(shownUri));
@@ -68,14 +72,19 @@ export class ResourceMethods {
     return {};
   }
 
-  async unsubscribe(params: McpParams, _ctx: McpRequestContext, origin: DispatchOrigin): Promise<Record<string, never>> {
+  async unsubscribe(
+    params: McpParams,
+    _ctx: McpRequestContext,
+    origin: DispatchOrigin,
+  ): Promise<Record<string, never>> {
     origin.session.subscriptions.delete(this.uri(params));
     return {};
   }
 
   private uri(params: McpParams): string {
     const uri = requireString(params, 'uri');
-    if (uri.length > MAX_URI_LENGTH) throw new McpError(ErrorCode.InvalidParams, `URI longer than ${MAX_URI_LENGTH} characters`);
+    if (uri.length > MAX_URI_LENGTH)
+      throw new McpError(ErrorCode.InvalidParams, `URI longer than ${MAX_URI_LENGTH} characters`);
     return uri;
   }
 }

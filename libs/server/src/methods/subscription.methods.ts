@@ -46,17 +46,20 @@ export class SubscriptionMethods {
   }
 
   private filter(value: unknown): SubscriptionFilter {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidParams('Missing or invalid "notifications" filter');
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw invalidParams('Missing or invalid "notifications" filter');
     const filter = value as Record<string, unknown>;
     for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']) {
-      if (filter[key] !== undefined && typeof filter[key] !== 'boolean') throw invalidParams(`"notifications.${key}" must be a boolean`);
+      if (filter[key] !== undefined && typeof filter[key] !== 'boolean')
+        throw invalidParams(`"notifications.${key}" must be a boolean`);
     }
     const uris = filter.resourceSubscriptions;
     if (uris !== undefined) {
       if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string' && uri.length <= MAX_URI_LENGTH)) {
         throw invalidParams('"notifications.resourceSubscriptions" must be an array of URIs');
       }
-      if (uris.length > MAX_RESOURCES_PER_STREAM) throw invalidParams(`At most ${MAX_RESOURCES_PER_STREAM} resource subscriptions per stream`);
+      if (uris.length > MAX_RESOURCES_PER_STREAM)
+        throw invalidParams(`At most ${MAX_RESOURCES_PER_STREAM} resource subscriptions per stream`);
     }
     return filter as SubscriptionFilter;
   }
@@ -68,7 +71,8 @@ export class SubscriptionMethods {
     if (requested.toolsListChanged && capabilities.tools) agreed.toolsListChanged = true;
     if (requested.promptsListChanged && capabilities.prompts) agreed.promptsListChanged = true;
     if (requested.resourcesListChanged && capabilities.resources) agreed.resourcesListChanged = true;
-    if (requested.resourceSubscriptions && capabilities.resources) agreed.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)];
+    if (requested.resourceSubscriptions && capabilities.resources)
+      agreed.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)];
     return agreed;
   }
 }

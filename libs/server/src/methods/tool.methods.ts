@@ -48,7 +48,11 @@ export class ToolMethods {
     );
   }
 
-  private async run(tool: RegisteredTool, args: Record<string, unknown>, ctx: McpRequestContext): Promise<CallToolResult> {
+  private async run(
+    tool: RegisteredTool,
+    args: Record<string, unknown>,
+    ctx: McpRequestContext,
+  ): Promise<CallToolResult> {
     const checked = tool.input.check(args);
     const input = checked instanceof Promise ? await checked : checked;
     if (!input.ok) return toolError(`Invalid arguments for tool ${tool.definition.name}: ${input.problems.join('; ')}`);
@@ -56,7 +60,8 @@ export class ToolMethods {
     try {
       result = toCallToolResult(await tool.invoke(input.value, ctx));
     } catch (error) {
-      if (error instanceof McpToolError) return { content: error.content ?? [{ type: 'text', text: error.message }], isError: true };
+      if (error instanceof McpToolError)
+        return { content: error.content ?? [{ type: 'text', text: error.message }], isError: true };
       throw toMcpError(error);
     }
     if (tool.outputSchema && !result.isError) this.checkOutput(tool, result);
@@ -68,7 +73,9 @@ export class ToolMethods {
       ? this.schemas.validate(tool.outputSchema!, result.structuredContent)
       : { valid: false as const, errors: ['structuredContent is missing'] };
     if (!checked.valid) {
-      this.logger.error(`${tool.source} returned output that does not match its output schema: ${checked.errors.join('; ')}`);
+      this.logger.error(
+        `${tool.source} returned output that does not match its output schema: ${checked.errors.join('; ')}`,
+      );
       throw new McpError(ErrorCode.InternalError, 'Tool output does not match its output schema');
     }
   }

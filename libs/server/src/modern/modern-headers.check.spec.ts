@@ -31,12 +31,21 @@ describe('modern request headers', () => {
 
   it('accepts headers that match the body, plain or base64, numbers compared as numbers', () => {
     const headers = { ...base, 'mcp-param-region': b64('Zürich'), 'mcp-param-limit': '42.0', 'mcp-param-dry': 'true' };
-    expect(() => checkModernHeaders(call({ region: 'Zürich', limit: 42, opts: { dry: true } }), '2026-07-28', headers, params)).not.toThrow();
+    expect(() =>
+      checkModernHeaders(call({ region: 'Zürich', limit: 42, opts: { dry: true } }), '2026-07-28', headers, params),
+    ).not.toThrow();
     expect(() => checkModernHeaders(call({}), '2026-07-28', { ...base, 'mcp-name': b64('sql') }, params)).not.toThrow();
   });
 
   it('takes a value that only looks like the base64 wrapper literally', () => {
-    expect(() => checkModernHeaders(call({ region: '=?base64?abc' }), '2026-07-28', { ...base, 'mcp-param-region': '=?base64?abc' }, params)).not.toThrow();
+    expect(() =>
+      checkModernHeaders(
+        call({ region: '=?base64?abc' }),
+        '2026-07-28',
+        { ...base, 'mcp-param-region': '=?base64?abc' },
+        params,
+      ),
+    ).not.toThrow();
   });
 
   it.each([

@@ -1,5 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ErrorCode, HeaderParam, JsonRpcRequest, McpError, decodeHeaderValue, sanitizeText, valueAtPath } from '@conduit-mcp/core';
+import {
+  ErrorCode,
+  HeaderParam,
+  JsonRpcRequest,
+  McpError,
+  decodeHeaderValue,
+  sanitizeText,
+  valueAtPath,
+} from '@conduit-mcp/core';
 /** Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri`. */
 const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
 
@@ -30,11 +38,18 @@ export function checkModernHeaders(
     }
     const given = single(headers, name, `Mcp-Param-${header}`);
     if (given === undefined) throw mismatch(`Mcp-Param-${header} header is missing`);
-    if (!sameValue(decode(given, `Mcp-Param-${header}`), value)) throw mismatch(`Mcp-Param-${header} does not match the argument`);
+    if (!sameValue(decode(given, `Mcp-Param-${header}`), value))
+      throw mismatch(`Mcp-Param-${header} does not match the argument`);
   }
 }
 
-function expectHeader(headers: IncomingHttpHeaders, name: string, expected: unknown, label: string, encoded = false): void {
+function expectHeader(
+  headers: IncomingHttpHeaders,
+  name: string,
+  expected: unknown,
+  label: string,
+  encoded = false,
+): void {
   const given = single(headers, name, label);
   if (given === undefined) throw mismatch(`${label} header is missing`);
   const value = encoded ? decode(given, label) : given;

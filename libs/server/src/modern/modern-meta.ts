@@ -34,7 +34,8 @@ export function namesModernVersion(params: Record<string, unknown> | undefined):
  */
 export function readModernMeta(params: Record<string, unknown>): ModernMeta {
   const meta = params._meta;
-  if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) throw invalidParams('Missing _meta: modern requests carry their protocol version and client capabilities');
+  if (typeof meta !== 'object' || meta === null || Array.isArray(meta))
+    throw invalidParams('Missing _meta: modern requests carry their protocol version and client capabilities');
   const fields = meta as Record<string, unknown>;
   const revision = fields[META_PROTOCOL_VERSION];
   if (typeof revision !== 'string') throw invalidParams(`Missing or invalid _meta["${META_PROTOCOL_VERSION}"]`);
@@ -43,9 +44,11 @@ export function readModernMeta(params: Record<string, unknown>): ModernMeta {
     throw invalidParams(`Missing or invalid _meta["${META_CLIENT_CAPABILITIES}"]`);
   }
   const clientInfo = fields[META_CLIENT_INFO];
-  if (clientInfo !== undefined && !isImplementation(clientInfo)) throw invalidParams(`Invalid _meta["${META_CLIENT_INFO}"]: name and version are required`);
+  if (clientInfo !== undefined && !isImplementation(clientInfo))
+    throw invalidParams(`Invalid _meta["${META_CLIENT_INFO}"]: name and version are required`);
   const logLevel = fields[META_LOG_LEVEL];
-  if (logLevel !== undefined && !(LOGGING_LEVELS as readonly unknown[]).includes(logLevel)) throw invalidParams(`Invalid _meta["${META_LOG_LEVEL}"]`);
+  if (logLevel !== undefined && !(LOGGING_LEVELS as readonly unknown[]).includes(logLevel))
+    throw invalidParams(`Invalid _meta["${META_LOG_LEVEL}"]`);
   return {
     revision,
     clientCapabilities: capabilities as ClientCapabilities,
@@ -56,7 +59,9 @@ export function readModernMeta(params: Record<string, unknown>): ModernMeta {
 
 function isImplementation(value: unknown): boolean {
   const info = value as Record<string, unknown>;
-  return typeof value === 'object' && value !== null && typeof info.name === 'string' && typeof info.version === 'string';
+  return (
+    typeof value === 'object' && value !== null && typeof info.name === 'string' && typeof info.version === 'string'
+  );
 }
 
 /** A revision not served here → -32022, naming the revisions served (`supported`, newest first). */

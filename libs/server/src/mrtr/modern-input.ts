@@ -62,7 +62,11 @@ export class ModernInput implements McpInput {
   async sample(key: string, params: CreateMessageRequestParams): Promise<CreateMessageResult> {
     const answer = this.answer(key);
     if (answer !== undefined) {
-      const ok = isJsonObject(answer) && (answer.role === 'assistant' || answer.role === 'user') && isJsonObject(answer.content) && typeof answer.model === 'string';
+      const ok =
+        isJsonObject(answer) &&
+        (answer.role === 'assistant' || answer.role === 'user') &&
+        isJsonObject(answer.content) &&
+        typeof answer.model === 'string';
       if (!ok) throw invalidInput(key, 'a CreateMessageResult (role, content, model) is required');
       return answer as unknown as CreateMessageResult;
     }
@@ -73,7 +77,10 @@ export class ModernInput implements McpInput {
   async roots(key: string): Promise<ListRootsResult> {
     const answer = this.answer(key);
     if (answer !== undefined) {
-      const ok = isJsonObject(answer) && Array.isArray(answer.roots) && answer.roots.every((root) => isJsonObject(root) && typeof root.uri === 'string');
+      const ok =
+        isJsonObject(answer) &&
+        Array.isArray(answer.roots) &&
+        answer.roots.every((root) => isJsonObject(root) && typeof root.uri === 'string');
       if (!ok) throw invalidInput(key, 'a ListRootsResult (roots with uri) is required');
       return answer as unknown as ListRootsResult;
     }
@@ -94,7 +101,8 @@ export class ModernInput implements McpInput {
     }
     if (answer.action === 'accept' && params.mode !== 'url') {
       const checked = this.schemas.validate(params.requestedSchema, answer.content ?? {});
-      if (!checked.valid) throw invalidInput(key, `the accepted content does not fit the requested schema: ${checked.errors.join('; ')}`);
+      if (!checked.valid)
+        throw invalidInput(key, `the accepted content does not fit the requested schema: ${checked.errors.join('; ')}`);
     }
     return answer as unknown as ElicitResult;
   }
@@ -105,7 +113,9 @@ export class ModernInput implements McpInput {
   }
 
   private missing(requiredCapabilities: ClientCapabilities): never {
-    this.refusal ??= new McpError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability', { requiredCapabilities });
+    this.refusal ??= new McpError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability', {
+      requiredCapabilities,
+    });
     throw this.refusal;
   }
 }
@@ -127,11 +137,12 @@ export class NoInput implements McpInput {
   }
 
   private refuse(): Promise<never> {
-    return Promise.reject(new Error(`${this.method} cannot ask the client for input; only tools/call, prompts/get and resources/read can`));
+    return Promise.reject(
+      new Error(`${this.method} cannot ask the client for input; only tools/call, prompts/get and resources/read can`),
+    );
   }
 }
 
 function invalidInput(key: string, problem: string): McpError {
   return invalidParams(`Invalid input response "${sanitizeText(key, 64)}": ${problem}`);
 }
-

@@ -1,7 +1,11 @@
 import { RequestBinding, RequestStateCodec } from './request-state.codec';
 
 describe('RequestStateCodec', () => {
-  const binding: RequestBinding = { method: 'tools/call', digest: RequestStateCodec.digest({ name: 't', arguments: { a: 1, b: [2] } }), principal: 'alice' };
+  const binding: RequestBinding = {
+    method: 'tools/call',
+    digest: RequestStateCodec.digest({ name: 't', arguments: { a: 1, b: [2] } }),
+    principal: 'alice',
+  };
   const round = { answers: { confirm: { action: 'accept', content: { ok: true } } }, state: { step: 2 } };
   let now = 1_000_000;
   const codec = new RequestStateCodec('a-secret-of-at-least-16-bytes', 60_000, () => now);
@@ -11,7 +15,13 @@ describe('RequestStateCodec', () => {
   });
 
   it('digests params independently of key order and of _meta, inputResponses and requestState', () => {
-    const a = RequestStateCodec.digest({ name: 't', arguments: { b: [2], a: 1 }, _meta: { x: 1 }, inputResponses: {}, requestState: 's' });
+    const a = RequestStateCodec.digest({
+      name: 't',
+      arguments: { b: [2], a: 1 },
+      _meta: { x: 1 },
+      inputResponses: {},
+      requestState: 's',
+    });
     expect(a).toBe(binding.digest);
     expect(RequestStateCodec.digest({ name: 't', arguments: { a: 2, b: [2] } })).not.toBe(binding.digest);
   });
@@ -23,7 +33,9 @@ describe('RequestStateCodec', () => {
     ['no tag', (s: string) => s.split('.')[0]],
     ['not a string', () => 42 as unknown as string],
   ])('refuses %s with -32602', (_label, tamper) => {
-    expect(() => codec.open(tamper(codec.seal(round, binding)), binding)).toThrow(expect.objectContaining({ code: -32602 }));
+    expect(() => codec.open(tamper(codec.seal(round, binding)), binding)).toThrow(
+      expect.objectContaining({ code: -32602 }),
+    );
   });
 
   it('refuses a state for another method, other params or another caller', () => {

@@ -60,11 +60,19 @@ export class RequestStateCodec {
   }
 
   seal(round: SealedRound, binding: RequestBinding): string {
-    const payload: Payload = { v: 1, m: binding.method, d: binding.digest, x: this.now() + this.ttlMs, a: round.answers, s: round.state };
+    const payload: Payload = {
+      v: 1,
+      m: binding.method,
+      d: binding.digest,
+      x: this.now() + this.ttlMs,
+      a: round.answers,
+      s: round.state,
+    };
     if (binding.principal !== undefined) payload.p = binding.principal;
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
     const sealed = `${body}.${this.tag(body)}`;
-    if (sealed.length > MAX_REQUEST_STATE_LENGTH) throw new Error(`requestState would exceed ${MAX_REQUEST_STATE_LENGTH} characters`);
+    if (sealed.length > MAX_REQUEST_STATE_LENGTH)
+      throw new Error(`requestState would exceed ${MAX_REQUEST_STATE_LENGTH} characters`);
     return sealed;
   }
 

@@ -25,7 +25,9 @@ export class DtoInputValidator implements ToolInputValidator {
 function flatten(errors: ValidationError[], path = ''): string[] {
   return errors.flatMap((error) => {
     const at = path ? `${path}.${error.property}` : error.property;
-    const own = Object.values(error.constraints ?? {}).map((message) => (message.startsWith(error.property) ? `${path ? `${path}.` : ''}${message}` : `${at}: ${message}`));
+    const own = Object.values(error.constraints ?? {}).map((message) =>
+      message.startsWith(error.property) ? `${path ? `${path}.` : ''}${message}` : `${at}: ${message}`,
+    );
     return [...own, ...flatten(error.children ?? [], at)];
   });
 }

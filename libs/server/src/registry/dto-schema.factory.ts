@@ -16,7 +16,11 @@ export function dtoToJsonSchema(dto: Type<object>): JsonSchemaObject {
   const defs: Record<string, unknown> = {};
   collectRefs(root, all, defs);
   delete defs[dto.name];
-  const schema: JsonSchemaObject = { ...root, type: 'object', properties: (root.properties as Record<string, object>) ?? {} };
+  const schema: JsonSchemaObject = {
+    ...root,
+    type: 'object',
+    properties: (root.properties as Record<string, object>) ?? {},
+  };
   if (Object.keys(defs).length) schema.$defs = defs;
   return schema;
 }

@@ -66,7 +66,12 @@ export class McpRegistry {
     const target = ref.type === 'ref/prompt' ? this.prompts.get(ref.name) : this.templates.get(ref.uri);
     const label = ref.type === 'ref/prompt' ? `prompt "${ref.name}"` : `resource template "${ref.uri}"`;
     if (!target) throw new McpDeclarationError(completion.source, `completes an unknown ${label}`);
-    this.addUnique(this.completions, completionKey(ref, argument), completion, `completion of "${argument}" for ${label}`);
+    this.addUnique(
+      this.completions,
+      completionKey(ref, argument),
+      completion,
+      `completion of "${argument}" for ${label}`,
+    );
   }
 
   /** Enabled tools, in declaration order. */
@@ -99,7 +104,10 @@ export class McpRegistry {
   /** The static resource with this URI, else the first template (in declaration order) that matches it. */
   findResource(
     uri: string,
-  ): { resource: RegisteredResource; variables: Record<string, string> } | { resource: RegisteredTemplate; variables: Record<string, string | string[]> } | undefined {
+  ):
+    | { resource: RegisteredResource; variables: Record<string, string> }
+    | { resource: RegisteredTemplate; variables: Record<string, string | string[]> }
+    | undefined {
     const exact = this.resources.get(uri);
     if (exact?.enabled) return { resource: exact, variables: {} };
     for (const template of this.templates.values()) {
@@ -125,7 +133,11 @@ export class McpRegistry {
    */
   setEnabled(kind: 'tool' | 'prompt' | 'resource', key: string, enabled: boolean): boolean {
     const entry =
-      kind === 'tool' ? this.tools.get(key) : kind === 'prompt' ? this.prompts.get(key) : (this.resources.get(key) ?? this.templates.get(key));
+      kind === 'tool'
+        ? this.tools.get(key)
+        : kind === 'prompt'
+          ? this.prompts.get(key)
+          : (this.resources.get(key) ?? this.templates.get(key));
     if (!entry) return false;
     if (entry.enabled !== enabled) {
       entry.enabled = enabled;
@@ -157,7 +169,8 @@ export class McpRegistry {
 
   private addUnique<T extends { source: string }>(map: Map<string, T>, key: string, entry: T, label: string): void {
     const existing = map.get(key);
-    if (existing) throw new McpDeclarationError(entry.source, `duplicate ${label}, already declared by ${existing.source}`);
+    if (existing)
+      throw new McpDeclarationError(entry.source, `duplicate ${label}, already declared by ${existing.source}`);
     map.set(key, entry);
     this.advertised = undefined;
     this.changed();
@@ -183,5 +196,7 @@ export class McpRegistry {
 export type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
 
 function completionKey(ref: CompletionRef, argument: string): string {
-  return ref.type === 'ref/prompt' ? `prompt\u0000${ref.name}\u0000${argument}` : `resource\u0000${ref.uri}\u0000${argument}`;
+  return ref.type === 'ref/prompt'
+    ? `prompt\u0000${ref.name}\u0000${argument}`
+    : `resource\u0000${ref.uri}\u0000${argument}`;
 }

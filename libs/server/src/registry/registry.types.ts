@@ -1,4 +1,12 @@
-import { HeaderParam, JsonSchemaObject, Prompt, Resource, ResourceTemplate, Tool, UriTemplate } from '@conduit-mcp/core';
+import {
+  HeaderParam,
+  JsonSchemaObject,
+  Prompt,
+  Resource,
+  ResourceTemplate,
+  Tool,
+  UriTemplate,
+} from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
 import { McpCacheHint } from '../interfaces/mcp-module-options.interface';
 import { ToolInputValidator } from './tool-input.validator';

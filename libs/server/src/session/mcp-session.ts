@@ -120,7 +120,8 @@ export class McpSession {
    */
   notify(method: string, params?: Record<string, unknown>): boolean {
     if (this.ended) return false;
-    const message: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    const message: JsonRpcNotification =
+      params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     const sink = this.outboundSink;
     if (sink && !sink.closed) return sink.send(message);
     this.undelivered ??= [];
@@ -144,12 +145,24 @@ export class McpSession {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.pending.get(id)?.cleanup();
-        sink.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'Request aborted' } });
-        reject(options.signal?.reason instanceof Error ? options.signal.reason : new McpError(ErrorCode.ServerError, 'Request aborted'));
+        sink.send({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: id, reason: 'Request aborted' },
+        });
+        reject(
+          options.signal?.reason instanceof Error
+            ? options.signal.reason
+            : new McpError(ErrorCode.ServerError, 'Request aborted'),
+        );
       };
       const timer = setTimeout(() => {
         this.pending.get(id)?.cleanup();
-        sink.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'Timed out' } });
+        sink.send({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: id, reason: 'Timed out' },
+        });
         reject(new McpError(ErrorCode.ServerError, `Client did not answer ${method} in time`));
       }, options.timeoutMs);
       const cleanup = () => {
@@ -173,7 +186,8 @@ export class McpSession {
     const waiter = this.pendingRequests?.get(key);
     if (!waiter || typeof response.id !== 'string') return false;
     waiter.cleanup();
-    if ('error' in response) waiter.reject(new McpError(response.error.code, response.error.message, response.error.data));
+    if ('error' in response)
+      waiter.reject(new McpError(response.error.code, response.error.message, response.error.data));
     else waiter.resolve(response.result);
     return true;
   }

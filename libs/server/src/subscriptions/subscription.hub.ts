@@ -40,7 +40,13 @@ export class McpSubscriptionHub implements BeforeApplicationShutdown {
 
   /** Registers a stream; returns its removal. `end` is called if the server ends the subscription first. */
   add(id: JsonRpcId, filter: SubscriptionFilter, sink: MessageSink, end: () => void): () => void {
-    const subscription: Subscription = { id, filter, resources: new Set(filter.resourceSubscriptions ?? []), sink, end };
+    const subscription: Subscription = {
+      id,
+      filter,
+      resources: new Set(filter.resourceSubscriptions ?? []),
+      sink,
+      end,
+    };
     this.subscriptions.add(subscription);
     return () => this.subscriptions.delete(subscription);
   }
@@ -54,7 +60,8 @@ export class McpSubscriptionHub implements BeforeApplicationShutdown {
   resourceUpdated(uri: string): number {
     let sent = 0;
     for (const subscription of this.subscriptions) {
-      if (subscription.resources.has(uri) && this.send(subscription, 'notifications/resources/updated', { uri })) sent++;
+      if (subscription.resources.has(uri) && this.send(subscription, 'notifications/resources/updated', { uri }))
+        sent++;
     }
     return sent;
   }
@@ -71,6 +78,10 @@ export class McpSubscriptionHub implements BeforeApplicationShutdown {
   }
 
   private send(subscription: Subscription, method: string, params: Record<string, unknown>): boolean {
-    return subscription.sink.send({ jsonrpc: '2.0', method, params: { ...params, _meta: { [META_SUBSCRIPTION_ID]: subscription.id } } });
+    return subscription.sink.send({
+      jsonrpc: '2.0',
+      method,
+      params: { ...params, _meta: { [META_SUBSCRIPTION_ID]: subscription.id } },
+    });
   }
 }

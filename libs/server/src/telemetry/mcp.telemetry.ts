@@ -115,7 +115,8 @@ export class McpTelemetry {
       else if (error instanceof McpError) errorCode = error.code;
       throw error;
     } finally {
-      if (this.observed(kind)) this.handler(kind, { ...event, status, errorCode, durationMs: McpTelemetry.since(started) });
+      if (this.observed(kind))
+        this.handler(kind, { ...event, status, errorCode, durationMs: McpTelemetry.since(started) });
     }
   }
 

@@ -13,7 +13,9 @@ export async function dispatchMessage(
 ): Promise<JsonRpcResponse | undefined> {
   if (message.kind === 'invalid') return errorResponse(message.id, message.error);
   try {
-    return await (endpoint.handleClassified ? endpoint.handleClassified(message, origin) : endpoint.handle(message.message, origin));
+    return await (endpoint.handleClassified
+      ? endpoint.handleClassified(message, origin)
+      : endpoint.handle(message.message, origin));
   } catch {
     return message.kind === 'request' ? errorResponse(message.message.id, internalError()) : undefined;
   }

@@ -50,11 +50,14 @@ describe('InMemoryEventStore', () => {
     expect(store.replayAfter('owner', id)!.ended).toBe(false);
   });
 
-  it.each(['', 'a', 'a:', ':1', 'a:x', 'unknown:1', `${'a'.repeat(300)}:1`])('ignores the malformed or unknown id %p', (id) => {
-    const store = new InMemoryEventStore();
-    store.append('s', 'a', note(1));
-    expect(store.replayAfter('s', id)).toBeUndefined();
-  });
+  it.each(['', 'a', 'a:', ':1', 'a:x', 'unknown:1', `${'a'.repeat(300)}:1`])(
+    'ignores the malformed or unknown id %p',
+    (id) => {
+      const store = new InMemoryEventStore();
+      store.append('s', 'a', note(1));
+      expect(store.replayAfter('s', id)).toBeUndefined();
+    },
+  );
 
   it('keeps at most maxEventsPerStream events per stream, dropping the oldest', () => {
     const store = new InMemoryEventStore({ maxEventsPerStream: 3 });

@@ -60,12 +60,15 @@ describe('isAllowedOrigin', () => {
     expect(isAllowedOrigin(undefined, ['https://app.example.com'])).toBe(true);
   });
 
-  it.each(['http://localhost', 'http://localhost:5173', 'https://127.0.0.1:8443', 'http://[::1]:3000', 'HTTP://LOCALHOST:3000'])(
-    'accepts the loopback origin %s by default',
-    (origin) => {
-      expect(isAllowedOrigin(origin, undefined)).toBe(true);
-    },
-  );
+  it.each([
+    'http://localhost',
+    'http://localhost:5173',
+    'https://127.0.0.1:8443',
+    'http://[::1]:3000',
+    'HTTP://LOCALHOST:3000',
+  ])('accepts the loopback origin %s by default', (origin) => {
+    expect(isAllowedOrigin(origin, undefined)).toBe(true);
+  });
 
   it.each([
     'null',

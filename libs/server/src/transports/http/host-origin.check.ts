@@ -18,7 +18,9 @@ export function isAllowedHost(host: string | undefined, allowed: readonly string
   if (!parsed) return false;
   return (allowed ?? LOOPBACK_HOSTNAMES).some((entry) => {
     const wanted = parseHost(entry);
-    return !!wanted && wanted.hostname === parsed.hostname && (wanted.port === undefined || wanted.port === parsed.port);
+    return (
+      !!wanted && wanted.hostname === parsed.hostname && (wanted.port === undefined || wanted.port === parsed.port)
+    );
   });
 }
 
@@ -32,7 +34,9 @@ export function isAllowedOrigin(origin: string | undefined, allowed: readonly st
   const parsed = parseOrigin(origin);
   if (!parsed) return false;
   if (allowed === undefined) {
-    return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && LOOPBACK_HOSTNAMES.includes(parsed.hostname);
+    return (
+      (parsed.protocol === 'http:' || parsed.protocol === 'https:') && LOOPBACK_HOSTNAMES.includes(parsed.hostname)
+    );
   }
   return allowed.some((entry) => parseOrigin(entry)?.origin === parsed.origin);
 }
@@ -78,7 +82,8 @@ function parseOrigin(value: string): { protocol: string; hostname: string; origi
   try {
     const url = new URL(value.trim());
     // An origin is scheme, host and port only: no credentials, path, query or fragment.
-    if (url.username || url.password || url.search || url.hash || (url.pathname !== '' && url.pathname !== '/')) return undefined;
+    if (url.username || url.password || url.search || url.hash || (url.pathname !== '' && url.pathname !== '/'))
+      return undefined;
     if (!url.host) return undefined;
     return { protocol: url.protocol, hostname: url.hostname, origin: `${url.protocol}//${url.host}` };
   } catch {

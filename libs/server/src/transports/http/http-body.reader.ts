@@ -15,7 +15,9 @@ export type JsonBody =
  */
 export function readJsonBody(req: IncomingMessage, limit: number, parsed?: unknown): Promise<JsonBody> {
   if (parsed !== undefined) {
-    return Promise.resolve(typeof parsed === 'string' || Buffer.isBuffer(parsed) ? parse(parsed.toString()) : { ok: true, value: parsed });
+    return Promise.resolve(
+      typeof parsed === 'string' || Buffer.isBuffer(parsed) ? parse(parsed.toString()) : { ok: true, value: parsed },
+    );
   }
   const declared = Number(headerValue(req, 'content-length'));
   if (declared > limit) return Promise.resolve(tooLarge(limit));
@@ -58,5 +60,10 @@ function parse(text: string): JsonBody {
 }
 
 function tooLarge(limit: number): JsonBody {
-  return { ok: false, status: 413, code: ErrorCode.ServerError, message: `Payload Too Large: the body limit is ${limit} bytes` };
+  return {
+    ok: false,
+    status: 413,
+    code: ErrorCode.ServerError,
+    message: `Payload Too Large: the body limit is ${limit} bytes`,
+  };
 }

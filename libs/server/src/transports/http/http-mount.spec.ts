@@ -73,7 +73,9 @@ describe('mountOnExpress', () => {
     server = await startServer(app);
 
     const body = { jsonrpc: '2.0', id: 1, method: 'ping' };
-    expect((await request(server.port, { path: '/mcp', body, headers: { 'content-type': 'application/json' } })).text).toBe('served');
+    expect(
+      (await request(server.port, { path: '/mcp', body, headers: { 'content-type': 'application/json' } })).text,
+    ).toBe('served');
     expect((await request(server.port, { method: 'GET', path: '/sse' })).text).toBe('served');
     expect((await request(server.port, { method: 'GET', path: '/other' })).text).toBe('express');
     expect(seen).toEqual([

@@ -42,11 +42,13 @@ export function resolveHttpOptions(options: McpHttpOptions = {}): ResolvedHttpOp
 }
 
 function checkPath(path: string): string {
-  if (!path.startsWith('/') || path.includes('?')) throw new Error(`MCP HTTP path must start with "/" and have no query: ${path}`);
+  if (!path.startsWith('/') || path.includes('?'))
+    throw new Error(`MCP HTTP path must start with "/" and have no query: ${path}`);
   return path;
 }
 
 function checkCount(name: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min) throw new Error(`MCP HTTP option ${name} must be an integer >= ${min}`);
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new Error(`MCP HTTP option ${name} must be an integer >= ${min}`);
   return value;
 }

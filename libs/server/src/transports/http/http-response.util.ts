@@ -13,7 +13,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   }
   try {
     // Object.assign, not `{ ...x, key }`: on Node 20 a spread followed by keys takes V8's slow path (~0.5 µs a call).
-    res.writeHead(status, Object.assign({}, headers, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) }));
+    res.writeHead(
+      status,
+      Object.assign({}, headers, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) }),
+    );
     res.end(text);
   } catch {
     res.destroy();

@@ -41,13 +41,18 @@ export class FakeEndpoint implements McpEndpoint {
         ? ok({ supportedVersions: ['2026-07-28'] })
         : { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } };
     }
-    const note = (text: string) => origin.stream?.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } });
+    const note = (text: string) =>
+      origin.stream?.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } });
     switch (method) {
       case 'initialize':
         if (params.stream) note('hello');
         if (params.fail) return { jsonrpc: '2.0', id, error: { code: -32602, message: 'Refused' } };
         origin.session.revision = negotiateLegacyRevision(params.protocolVersion);
-        return ok({ protocolVersion: origin.session.revision, capabilities: {}, serverInfo: { name: 'fake', version: '1.0.0' } });
+        return ok({
+          protocolVersion: origin.session.revision,
+          capabilities: {},
+          serverInfo: { name: 'fake', version: '1.0.0' },
+        });
       case 'echo':
         return ok({ echo: params });
       case 'slow':
@@ -118,9 +123,21 @@ export const POST_HEADERS = { 'content-type': 'application/json', accept: 'appli
 /** One HTTP request; the body is JSON-encoded unless it is a string. */
 export function request(port: number, options: RequestOptions = {}): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
-    const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    const body =
+      options.body === undefined
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : JSON.stringify(options.body);
     const req = http.request(
-      { host: '127.0.0.1', port, method: options.method ?? 'POST', path: options.path ?? '/mcp', headers: options.headers, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/mcp',
+        headers: options.headers,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -183,7 +200,14 @@ export class SseReader {
     return new Promise((resolve, reject) => {
       const body = options.body === undefined ? undefined : JSON.stringify(options.body);
       reader.req = http.request(
-        { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path ?? '/mcp', headers: options.headers, agent: false },
+        {
+          host: '127.0.0.1',
+          port,
+          method: options.method ?? 'GET',
+          path: options.path ?? '/mcp',
+          headers: options.headers,
+          agent: false,
+        },
         (res) => {
           reader.status = res.statusCode ?? 0;
           reader.headers = res.headers;

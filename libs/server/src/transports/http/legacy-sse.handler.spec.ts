@@ -47,7 +47,12 @@ describe('LegacySseHandler', () => {
 
   it('answers POSTs 202 and sends the responses as message events on the stream', async () => {
     const { reader, messageUrl } = await connect();
-    const res = await send(messageUrl, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05' } });
+    const res = await send(messageUrl, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2024-11-05' },
+    });
     expect(res.status).toBe(202);
     await reader.until((r) => r.messages.length === 1);
     expect(reader.events[1].event).toBe('message');
@@ -55,7 +60,11 @@ describe('LegacySseHandler', () => {
 
     await send(messageUrl, { jsonrpc: '2.0', id: 2, method: 'slow' });
     await reader.until((r) => r.messages.length === 4);
-    expect(reader.messages.slice(1).map((message) => message.params?.data ?? message.result)).toEqual(['one', 'two', { done: true }]);
+    expect(reader.messages.slice(1).map((message) => message.params?.data ?? message.result)).toEqual([
+      'one',
+      'two',
+      { done: true },
+    ]);
     expect(endpoint.received.at(-1)!.origin.transport).toBe('sse');
   });
 
@@ -87,7 +96,9 @@ describe('LegacySseHandler', () => {
     expect(get.headers.allow).toBe('POST');
     expect((await request(port, { method: 'POST', path: '/sse', body: {} })).headers.allow).toBe('GET');
     expect((await request(port, { method: 'GET', path: '/elsewhere' })).status).toBe(404);
-    expect((await request(port, { method: 'GET', path: '/sse', headers: { accept: 'application/json' } })).status).toBe(406);
+    expect((await request(port, { method: 'GET', path: '/sse', headers: { accept: 'application/json' } })).status).toBe(
+      406,
+    );
   });
 
   it('ends the session when the stream closes', async () => {

@@ -38,7 +38,9 @@ export class LegacySseHandler {
       if (paths && path === paths.ssePath && req.method === 'GET') return this.open(req, res, paths.messagePath);
       if (paths && path === paths.messagePath && req.method === 'POST') return await this.message(req, res, parsedBody);
       if (paths && (path === paths.ssePath || path === paths.messagePath)) {
-        const allow = [path === paths.ssePath && 'GET', path === paths.messagePath && 'POST'].filter(Boolean).join(', ');
+        const allow = [path === paths.ssePath && 'GET', path === paths.messagePath && 'POST']
+          .filter(Boolean)
+          .join(', ');
         return sendError(res, 405, 'Method Not Allowed', { headers: { Allow: allow } });
       }
       sendError(res, 404, 'Not Found');
@@ -48,9 +50,13 @@ export class LegacySseHandler {
   }
 
   private open(req: IncomingMessage, res: ServerResponse, messagePath: string): void {
-    if (!accepts(req, 'text/event-stream')) return sendError(res, 406, 'Not Acceptable: Accept must list text/event-stream');
+    if (!accepts(req, 'text/event-stream'))
+      return sendError(res, 406, 'Not Acceptable: Accept must list text/event-stream');
     const session = new McpSession(randomUUID());
-    const connection = new SseStream(res, { keepAliveMs: this.options.keepAliveMs, onKeepAlive: () => session.touch() });
+    const connection = new SseStream(res, {
+      keepAliveMs: this.options.keepAliveMs,
+      onKeepAlive: () => session.touch(),
+    });
     if (connection.closed) return;
     connection.writeEvent({ event: 'endpoint', data: `${messagePath}?sessionId=${encodeURIComponent(session.id)}` });
     this.sessions.set(session.id, session);
@@ -70,17 +76,24 @@ export class LegacySseHandler {
     const sessionId = sessionIdOf(req);
     if (!sessionId) return sendError(res, 400, 'Bad Request: sessionId query parameter is required');
     const session = this.sessions.get(sessionId);
-    if (!session || session.closed) return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound });
-    if (!isJsonContentType(req)) return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    if (!session || session.closed)
+      return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound });
+    if (!isJsonContentType(req))
+      return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
     const version = headerValue(req, 'mcp-protocol-version');
-    if (version !== undefined && !isKnownRevision(version)) return sendError(res, 400, 'Bad Request: Unsupported protocol version');
+    if (version !== undefined && !isKnownRevision(version))
+      return sendError(res, 400, 'Bad Request: Unsupported protocol version');
     const body = await readJsonBody(req, this.options.bodyLimit, parsedBody);
     if (!body.ok) {
       if ('aborted' in body) return void res.destroy();
-      return sendError(res, body.status, body.message, { code: body.code, headers: body.status === 413 ? { Connection: 'close' } : {} });
+      return sendError(res, body.status, body.message, {
+        code: body.code,
+        headers: body.status === 413 ? { Connection: 'close' } : {},
+      });
     }
     const messages = (Array.isArray(body.value) ? (body.value as unknown[]) : [body.value]).map(classifyMessage);
-    if (messages.length === 0) return sendError(res, 400, 'Invalid Request: empty batch', { code: ErrorCode.InvalidRequest });
+    if (messages.length === 0)
+      return sendError(res, 400, 'Invalid Request: empty batch', { code: ErrorCode.InvalidRequest });
     session.touch();
     sendEmpty(res, 202);
     const origin: DispatchOrigin = { session, transport: 'sse', stream: session.outbound, httpRequest: req };

@@ -51,7 +51,9 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
     }
     this.server.markListening('streamable-http', true);
     if (legacy) this.server.markListening('sse', true);
-    this.logger.log(`MCP server "${this.options.name}" at ${http.path} (${http.sessionMode}, mounted on ${http.mount === 'express' ? 'Express' : 'the HTTP server'})`);
+    this.logger.log(
+      `MCP server "${this.options.name}" at ${http.path} (${http.sessionMode}, mounted on ${http.mount === 'express' ? 'Express' : 'the HTTP server'})`,
+    );
   }
 
   onApplicationShutdown(): void {

@@ -1,5 +1,11 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { JsonRpcMessage, SseOutgoingEvent, encodeSseComment, encodeSseEvent, serializeMessage } from '@conduit-mcp/core';
+import {
+  JsonRpcMessage,
+  SseOutgoingEvent,
+  encodeSseComment,
+  encodeSseEvent,
+  serializeMessage,
+} from '@conduit-mcp/core';
 import { MessageSink } from '../../session/message-sink.interface';
 
 /** Options of {@link SseStream}. */

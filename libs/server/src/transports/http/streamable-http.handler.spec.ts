@@ -3,7 +3,17 @@ import { McpHttpOptions } from '../../interfaces/mcp-module-options.interface';
 import { InMemoryEventStore } from './event.store';
 import { resolveHttpOptions } from './http-options';
 import { StreamableHttpHandler } from './streamable-http.handler';
-import { FakeEndpoint, POST_HEADERS, SseReader, TestServer, delay, initialize, post, request, startServer } from './http-test.fixtures-spec';
+import {
+  FakeEndpoint,
+  POST_HEADERS,
+  SseReader,
+  TestServer,
+  delay,
+  initialize,
+  post,
+  request,
+  startServer,
+} from './http-test.fixtures-spec';
 
 describe('StreamableHttpHandler', () => {
   let endpoint: FakeEndpoint;
@@ -70,7 +80,11 @@ describe('StreamableHttpHandler', () => {
     it('can be turned off', async () => {
       await server.close();
       await serve({ allowedHosts: false, allowedOrigins: false });
-      const res = await post(port, { jsonrpc: '2.0', id: 0, method: 'initialize' }, { host: 'mcp.example.com', origin: 'https://x.example' });
+      const res = await post(
+        port,
+        { jsonrpc: '2.0', id: 0, method: 'initialize' },
+        { host: 'mcp.example.com', origin: 'https://x.example' },
+      );
       expect(res.status).toBe(200);
     });
   });
@@ -92,7 +106,11 @@ describe('StreamableHttpHandler', () => {
     });
 
     it('accepts a JSON content type with parameters', async () => {
-      const res = await post(port, { jsonrpc: '2.0', id: 0, method: 'initialize' }, { 'content-type': 'Application/JSON; charset=utf-8' });
+      const res = await post(
+        port,
+        { jsonrpc: '2.0', id: 0, method: 'initialize' },
+        { 'content-type': 'Application/JSON; charset=utf-8' },
+      );
       expect(res.status).toBe(200);
     });
 
@@ -112,10 +130,13 @@ describe('StreamableHttpHandler', () => {
 
     it('answers 413 as soon as a chunked body passes the limit', async () => {
       const res = await new Promise<number>((resolve, reject) => {
-        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: POST_HEADERS, agent: false }, (r) => {
-          r.resume();
-          resolve(r.statusCode ?? 0);
-        });
+        const req = http.request(
+          { host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: POST_HEADERS, agent: false },
+          (r) => {
+            r.resume();
+            resolve(r.statusCode ?? 0);
+          },
+        );
         req.on('error', reject);
         req.write('x'.repeat(800));
         setTimeout(() => req.write('x'.repeat(800)), 20);
@@ -140,16 +161,34 @@ describe('StreamableHttpHandler', () => {
     });
 
     it('answers 400 to an unknown MCP-Protocol-Version and accepts a known or absent one', async () => {
-      const bad = await post(port, { jsonrpc: '2.0', id: 0, method: 'initialize' }, { 'mcp-protocol-version': '1999-01-01' });
+      const bad = await post(
+        port,
+        { jsonrpc: '2.0', id: 0, method: 'initialize' },
+        { 'mcp-protocol-version': '1999-01-01' },
+      );
       expect(bad.status).toBe(400);
-      expect(bad.json.error).toEqual({ code: -32000, message: expect.stringContaining('Unsupported protocol version') });
-      const known = await post(port, { jsonrpc: '2.0', id: 0, method: 'initialize' }, { 'mcp-protocol-version': '2025-06-18' });
+      expect(bad.json.error).toEqual({
+        code: -32000,
+        message: expect.stringContaining('Unsupported protocol version'),
+      });
+      const known = await post(
+        port,
+        { jsonrpc: '2.0', id: 0, method: 'initialize' },
+        { 'mcp-protocol-version': '2025-06-18' },
+      );
       expect(known.status).toBe(200);
     });
 
     it('survives a client that disconnects mid-body', async () => {
       await new Promise<void>((resolve) => {
-        const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: { ...POST_HEADERS, 'content-length': 500 }, agent: false });
+        const req = http.request({
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/mcp',
+          headers: { ...POST_HEADERS, 'content-length': 500 },
+          agent: false,
+        });
         req.on('error', () => undefined);
         req.write('{"jsonrpc":');
         setTimeout(() => (req.destroy(), resolve()), 20);
@@ -163,7 +202,12 @@ describe('StreamableHttpHandler', () => {
     beforeEach(() => serve());
 
     it('issues a session id on a successful initialize and keeps the session', async () => {
-      const res = await post(port, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+      const res = await post(port, {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18' },
+      });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('application/json');
       const sessionId = res.headers['mcp-session-id'] as string;
@@ -184,7 +228,11 @@ describe('StreamableHttpHandler', () => {
     it('requires the session header on other requests (400), echoing the request id', async () => {
       const res = await post(port, { jsonrpc: '2.0', id: 7, method: 'echo' });
       expect(res.status).toBe(400);
-      expect(res.json).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' } });
+      expect(res.json).toEqual({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' },
+      });
     });
 
     it('answers 404 with -32001 to an unknown session', async () => {
@@ -210,7 +258,11 @@ describe('StreamableHttpHandler', () => {
       const sessionId = await initialize(port);
       const session = endpoint.sessions.get(sessionId)!;
       session.lastActivity = 0;
-      const res = await post(port, { jsonrpc: '2.0', id: 'a', method: 'echo', params: { x: 1 } }, { 'mcp-session-id': sessionId });
+      const res = await post(
+        port,
+        { jsonrpc: '2.0', id: 'a', method: 'echo', params: { x: 1 } },
+        { 'mcp-session-id': sessionId },
+      );
       expect(res.status).toBe(200);
       expect(res.json).toEqual({ jsonrpc: '2.0', id: 'a', result: { echo: { x: 1 } } });
       expect(session.lastActivity).toBeGreaterThan(0);
@@ -221,7 +273,11 @@ describe('StreamableHttpHandler', () => {
 
     it('answers notifications and responses 202 with no body', async () => {
       const sessionId = await initialize(port);
-      const res = await post(port, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': sessionId });
+      const res = await post(
+        port,
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { 'mcp-session-id': sessionId },
+      );
       expect(res.status).toBe(202);
       expect(res.text).toBe('');
       const both = await post(
@@ -267,7 +323,9 @@ describe('StreamableHttpHandler', () => {
       const res = await request(port, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
       expect(res.status).toBe(204);
       expect(session.closed).toBe(true);
-      expect((await post(port, { jsonrpc: '2.0', id: 1, method: 'echo' }, { 'mcp-session-id': sessionId })).status).toBe(404);
+      expect(
+        (await post(port, { jsonrpc: '2.0', id: 1, method: 'echo' }, { 'mcp-session-id': sessionId })).status,
+      ).toBe(404);
       expect((await request(port, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } })).status).toBe(404);
       expect((await request(port, { method: 'DELETE' })).status).toBe(400);
     });
@@ -281,7 +339,11 @@ describe('StreamableHttpHandler', () => {
       const reader = await postSse(sessionId, { jsonrpc: '2.0', id: 5, method: 'slow' });
       await reader.untilEnded();
       expect(reader.status).toBe(200);
-      expect(reader.headers).toMatchObject({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      expect(reader.headers).toMatchObject({
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
       // 2025-06-18: no priming event, every event has an id.
       expect(reader.events.every((event) => event.id && event.data)).toBe(true);
       expect(reader.messages).toEqual([
@@ -315,7 +377,10 @@ describe('StreamableHttpHandler', () => {
       await reader.untilEnded();
       const sessionId = reader.headers['mcp-session-id'] as string;
       expect(endpoint.sessions.get(sessionId)).toBeDefined();
-      expect(reader.messages.map((message) => message.method ?? message.result.protocolVersion)).toEqual(['notifications/message', '2025-06-18']);
+      expect(reader.messages.map((message) => message.method ?? message.result.protocolVersion)).toEqual([
+        'notifications/message',
+        '2025-06-18',
+      ]);
     });
   });
 
@@ -358,7 +423,11 @@ describe('StreamableHttpHandler', () => {
       expect(resumed.ended).toBe(false);
       endpoint.release(3);
       await resumed.untilEnded();
-      expect(resumed.messages.map((message) => message.params?.data ?? message.result)).toEqual(['before', 'after', { waited: true }]);
+      expect(resumed.messages.map((message) => message.params?.data ?? message.result)).toEqual([
+        'before',
+        'after',
+        { waited: true },
+      ]);
     });
 
     it('answers 204 when the stream ended and everything was delivered', async () => {
@@ -367,7 +436,11 @@ describe('StreamableHttpHandler', () => {
       await reader.untilEnded();
       const res = await request(port, {
         method: 'GET',
-        headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': reader.events.at(-1)!.id! },
+        headers: {
+          accept: 'text/event-stream',
+          'mcp-session-id': sessionId,
+          'last-event-id': reader.events.at(-1)!.id!,
+        },
       });
       expect(res.status).toBe(204);
     });
@@ -405,9 +478,15 @@ describe('StreamableHttpHandler', () => {
 
     it('validates Accept and the session', async () => {
       const sessionId = await initialize(port);
-      expect((await request(port, { method: 'GET', headers: { accept: 'application/json', 'mcp-session-id': sessionId } })).status).toBe(406);
+      expect(
+        (await request(port, { method: 'GET', headers: { accept: 'application/json', 'mcp-session-id': sessionId } }))
+          .status,
+      ).toBe(406);
       expect((await request(port, { method: 'GET', headers: { accept: 'text/event-stream' } })).status).toBe(400);
-      expect((await request(port, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': 'x' } })).status).toBe(404);
+      expect(
+        (await request(port, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': 'x' } }))
+          .status,
+      ).toBe(404);
       const version = await request(port, {
         method: 'GET',
         headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': 'draft' },
@@ -429,7 +508,10 @@ describe('StreamableHttpHandler', () => {
       expect(stream.messages[0]).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
       expect(stream.events[1].id).toBeDefined();
 
-      const second = await request(port, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId } });
+      const second = await request(port, {
+        method: 'GET',
+        headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId },
+      });
       expect(second.status).toBe(409);
       expect(second.json.error.code).toBe(-32000);
 
@@ -477,7 +559,12 @@ describe('StreamableHttpHandler', () => {
     beforeEach(() => serve({ sessionMode: 'stateless' }));
 
     it('serves every POST on a throw-away session and issues no session id', async () => {
-      const init = await post(port, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18' } });
+      const init = await post(port, {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18' },
+      });
       expect(init.status).toBe(200);
       expect(init.headers['mcp-session-id']).toBeUndefined();
 
@@ -492,14 +579,22 @@ describe('StreamableHttpHandler', () => {
     });
 
     it('streams SSE without event ids', async () => {
-      const reader = await sse({ method: 'POST', headers: POST_HEADERS, body: { jsonrpc: '2.0', id: 1, method: 'slow' } });
+      const reader = await sse({
+        method: 'POST',
+        headers: POST_HEADERS,
+        body: { jsonrpc: '2.0', id: 1, method: 'slow' },
+      });
       await reader.untilEnded();
       expect(reader.messages).toHaveLength(3);
       expect(reader.events.every((event) => event.id === undefined)).toBe(true);
     });
 
     it('cancels the request when the client disconnects', async () => {
-      const reader = await sse({ method: 'POST', headers: POST_HEADERS, body: { jsonrpc: '2.0', id: 1, method: 'wait' } });
+      const reader = await sse({
+        method: 'POST',
+        headers: POST_HEADERS,
+        body: { jsonrpc: '2.0', id: 1, method: 'wait' },
+      });
       await reader.until((r) => r.messages.length === 1);
       reader.destroy();
       await delay(30);
@@ -519,10 +614,17 @@ describe('StreamableHttpHandler', () => {
   describe('modern era on the same endpoint', () => {
     beforeEach(() => serve());
 
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
 
     it('serves a request that names its revision in _meta without a session', async () => {
-      const res = await post(port, { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } }, { 'mcp-protocol-version': '2026-07-28' });
+      const res = await post(
+        port,
+        { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } },
+        { 'mcp-protocol-version': '2026-07-28' },
+      );
       expect(res.status).toBe(200);
       expect(res.json.result.supportedVersions).toEqual(['2026-07-28']);
       expect(res.headers['mcp-session-id']).toBeUndefined();
@@ -530,7 +632,11 @@ describe('StreamableHttpHandler', () => {
     });
 
     it('maps method-not-found to 404 and leaves version checks to the dispatcher', async () => {
-      const res = await post(port, { jsonrpc: '2.0', id: 2, method: 'initialize', params: { _meta: meta } }, { 'mcp-protocol-version': 'v999' });
+      const res = await post(
+        port,
+        { jsonrpc: '2.0', id: 2, method: 'initialize', params: { _meta: meta } },
+        { 'mcp-protocol-version': 'v999' },
+      );
       expect(res.status).toBe(404);
       expect(res.json).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found' } });
     });

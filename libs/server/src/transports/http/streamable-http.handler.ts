@@ -83,7 +83,9 @@ export class StreamableHttpHandler {
       if (!passesHostAndOrigin(req, res, this.options)) return;
       // The modern era has no GET stream and no sessions to delete (2026-07-28: 405 for both).
       if ((req.method === 'GET' || req.method === 'DELETE') && isModernRevision(headerValue(req, VERSION_HEADER))) {
-        return sendError(res, 405, 'Method Not Allowed: the 2026-07-28 revision uses POST only', { headers: { Allow: 'POST' } });
+        return sendError(res, 405, 'Method Not Allowed: the 2026-07-28 revision uses POST only', {
+          headers: { Allow: 'POST' },
+        });
       }
       switch (req.method) {
         case 'POST':
@@ -109,18 +111,23 @@ export class StreamableHttpHandler {
   }
 
   private async post(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
-    if (!isJsonContentType(req)) return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    if (!isJsonContentType(req))
+      return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
     if (!accepts(req, 'application/json') || !accepts(req, 'text/event-stream')) {
       return sendError(res, 406, 'Not Acceptable: Accept must list application/json and text/event-stream');
     }
     const body = await readJsonBody(req, this.options.bodyLimit, parsedBody);
     if (!body.ok) {
       if ('aborted' in body) return void res.destroy();
-      return sendError(res, body.status, body.message, { code: body.code, headers: body.status === 413 ? { Connection: 'close' } : {} });
+      return sendError(res, body.status, body.message, {
+        code: body.code,
+        headers: body.status === 413 ? { Connection: 'close' } : {},
+      });
     }
     const batch = Array.isArray(body.value);
     const messages = (batch ? (body.value as unknown[]) : [body.value]).map(classifyMessage);
-    if (messages.length === 0) return sendError(res, 400, 'Invalid Request: empty batch', { code: ErrorCode.InvalidRequest });
+    if (messages.length === 0)
+      return sendError(res, 400, 'Invalid Request: empty batch', { code: ErrorCode.InvalidRequest });
     const first = messages[0];
     if (!batch && first.kind === 'invalid') return sendJson(res, 400, errorResponse(first.id, first.error));
     const id = !batch && first.kind === 'request' ? first.message.id : null;
@@ -128,15 +135,23 @@ export class StreamableHttpHandler {
 
     // Modern era: no sessions; the dispatcher checks the version header against `_meta`.
     if (batch && isModern(messages, version)) {
-      return sendError(res, 400, 'Invalid Request: the 2026-07-28 revision takes one message per POST', { code: ErrorCode.InvalidRequest });
+      return sendError(res, 400, 'Invalid Request: the 2026-07-28 revision takes one message per POST', {
+        code: ErrorCode.InvalidRequest,
+      });
     }
-    if (isModern(messages, version)) return this.serve(req, res, messages, batch, transientExchange(new McpSession(undefined, false), true));
+    if (isModern(messages, version))
+      return this.serve(req, res, messages, batch, transientExchange(new McpSession(undefined, false), true));
     if (version !== undefined && !isLegacyRevision(version)) return this.unsupportedVersion(res, id);
-    if (this.stateless) return this.serve(req, res, messages, batch, transientExchange(statelessSession(version), false));
+    if (this.stateless)
+      return this.serve(req, res, messages, batch, transientExchange(statelessSession(version), false));
 
-    const initialize = messages.some((message) => message.kind === 'request' && message.message.method === 'initialize');
+    const initialize = messages.some(
+      (message) => message.kind === 'request' && message.message.method === 'initialize',
+    );
     if (initialize && batch) {
-      return sendError(res, 400, 'Invalid Request: initialize must not be part of a batch', { code: ErrorCode.InvalidRequest });
+      return sendError(res, 400, 'Invalid Request: initialize must not be part of a batch', {
+        code: ErrorCode.InvalidRequest,
+      });
     }
     const sessionId = headerValue(req, SESSION_HEADER);
     if (sessionId === undefined) {
@@ -145,7 +160,11 @@ export class StreamableHttpHandler {
     }
     const session = this.findSession(sessionId);
     if (!session) return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound, id });
-    if (initialize) return sendError(res, 400, 'Invalid Request: the session is already initialized', { code: ErrorCode.InvalidRequest, id });
+    if (initialize)
+      return sendError(res, 400, 'Invalid Request: the session is already initialized', {
+        code: ErrorCode.InvalidRequest,
+        id,
+      });
     session.touch();
     return this.serve(req, res, messages, batch, { session, resumable: true, modern: false, headers: () => ({}) });
   }
@@ -161,7 +180,12 @@ export class StreamableHttpHandler {
     const { session } = exchange;
     try {
       if (messages.every((message) => message.kind === 'notification' || message.kind === 'response')) {
-        const origin: DispatchOrigin = { session, transport: 'streamable-http', httpRequest: req, era: exchange.modern ? 'modern' : undefined };
+        const origin: DispatchOrigin = {
+          session,
+          transport: 'streamable-http',
+          httpRequest: req,
+          era: exchange.modern ? 'modern' : undefined,
+        };
         for (const message of messages) await dispatchMessage(this.endpoint, message, origin);
         return sendEmpty(res, 202, exchange.headers(false));
       }
@@ -235,8 +259,12 @@ export class StreamableHttpHandler {
   }
 
   private get(req: IncomingMessage, res: ServerResponse): void {
-    if (this.stateless) return sendError(res, 405, 'Method Not Allowed: no sessions, so no stream to GET', { headers: { Allow: 'POST' } });
-    if (!accepts(req, 'text/event-stream')) return sendError(res, 406, 'Not Acceptable: Accept must list text/event-stream');
+    if (this.stateless)
+      return sendError(res, 405, 'Method Not Allowed: no sessions, so no stream to GET', {
+        headers: { Allow: 'POST' },
+      });
+    if (!accepts(req, 'text/event-stream'))
+      return sendError(res, 406, 'Not Acceptable: Accept must list text/event-stream');
     if (!this.versionAccepted(req, res)) return;
     const session = this.requireSession(req, res);
     if (!session) return;
@@ -265,7 +293,10 @@ export class StreamableHttpHandler {
   private openStandalone(res: ServerResponse, session: McpSession, replay: EventReplay | undefined): void {
     let streamId = this.standaloneStreamIds.get(session);
     if (!streamId) this.standaloneStreamIds.set(session, (streamId = randomUUID()));
-    const connection = new SseStream(res, { keepAliveMs: this.options.keepAliveMs, onKeepAlive: () => session.touch() });
+    const connection = new SseStream(res, {
+      keepAliveMs: this.options.keepAliveMs,
+      onKeepAlive: () => session.touch(),
+    });
     for (const event of replay?.events ?? []) connection.send(event.message, event.id);
     const stream = new ResumableStream(this.eventStore, session.id, streamId);
     stream.attach(connection);
@@ -283,7 +314,8 @@ export class StreamableHttpHandler {
   }
 
   private delete(req: IncomingMessage, res: ServerResponse): void {
-    if (this.stateless) return sendError(res, 405, 'Method Not Allowed: no sessions to end', { headers: { Allow: 'POST' } });
+    if (this.stateless)
+      return sendError(res, 405, 'Method Not Allowed: no sessions to end', { headers: { Allow: 'POST' } });
     if (!this.versionAccepted(req, res)) return;
     const session = this.requireSession(req, res);
     if (!session) return;

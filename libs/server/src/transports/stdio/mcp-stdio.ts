@@ -25,7 +25,9 @@ export class McpStdio {
       logger: new StderrLogger({ logLevels: options.logLevels ?? ['log', 'warn', 'error'] }),
     });
     app.enableShutdownHooks();
-    const server = app.get<McpServer>(options.server ? getMcpServerToken(options.server) : McpServer, { strict: false });
+    const server = app.get<McpServer>(options.server ? getMcpServerToken(options.server) : McpServer, {
+      strict: false,
+    });
     const transport = new StdioTransport(process.stdin, process.stdout);
     const session = server.connect(transport, 'stdio');
     session.onClose(() => void app.close());

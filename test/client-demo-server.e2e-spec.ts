@@ -63,6 +63,7 @@ describe.each<[Kind, Era]>([
 
   afterAll(async () => {
     unsubscribe(MCP_CHANNELS.tool, onToolEvent);
+    let leaked: number | undefined;
     try {
       await app?.close();
     } finally {
@@ -70,9 +71,10 @@ describe.each<[Kind, Era]>([
       // Closing the client ends its stdio child; make sure, by its PID.
       if (stdioPid !== undefined && alive(stdioPid)) {
         process.kill(stdioPid, 'SIGKILL');
-        throw new Error(`closing the client left the stdio server ${stdioPid} running`);
+        leaked = stdioPid;
       }
     }
+    if (leaked !== undefined) throw new Error(`closing the client left the stdio server ${leaked} running`);
   }, 15_000);
 
   beforeEach(() => {
@@ -316,7 +318,7 @@ describe.each<[Kind, Era]>([
 
   beforeEach(() => app.handlers.reset());
 
-  const slowModel = (ms: number) => async (params: Record<string, unknown>) => {
+  const slowModel = (ms: number) => async (_params: Record<string, unknown>) => {
     await new Promise((resolve) => setTimeout(resolve, ms));
     return { role: 'assistant', content: { type: 'text', text: 'slow answer' }, model: 'slow-model' };
   };

@@ -91,6 +91,7 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
 
   afterAll(async () => {
     delete process.env[SECRET_VAR];
+    let leaked: number | undefined;
     try {
       await app?.close();
     } finally {
@@ -98,9 +99,10 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
       // Closing the client ends its stdio child; make sure, by its PID.
       if (stdioPid !== undefined && alive(stdioPid)) {
         process.kill(stdioPid, 'SIGKILL');
-        throw new Error(`closing the client left the stdio server ${stdioPid} running`);
+        leaked = stdioPid;
       }
     }
+    if (leaked !== undefined) throw new Error(`closing the client left the stdio server ${leaked} running`);
   }, 15_000);
 
   beforeEach(() => app.handlers.reset());

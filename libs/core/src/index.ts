@@ -1,22 +1,109 @@
-export * from './json/json-object';
-export * from './jsonrpc/jsonrpc.types';
-export * from './jsonrpc/jsonrpc.errors';
-export * from './jsonrpc/jsonrpc.classifier';
-export * from './protocol/revisions';
-export * from './protocol/protocol.types';
-export * from './schema/schema.validator';
-export * from './schema/elicitation-schema.check';
-export * from './text/text.sanitizer';
-export * from './limits/token-bucket';
-export * from './limits/bounded-queue';
-export * from './transport/transport.interface';
-export * from './transport/stdio-line.framer';
-export * from './transport/stdio.transport';
-export * from './transport/write-coalescing';
-export * from './transport/sse.encoder';
-export * from './transport/sse.parser';
-export * from './transport/in-memory.transport';
-export * from './uri-template/uri-template';
-export * from './protocol/param-headers';
-export * from './jsonrpc/jsonrpc.serializer';
-export * from './health/health-indicator.result';
+export { isJsonObject } from './json/json-object';
+export { JSONRPC_VERSION } from './jsonrpc/jsonrpc.types';
+export type {
+  JsonRpcErrorObject,
+  JsonRpcFailure,
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcSuccess,
+} from './jsonrpc/jsonrpc.types';
+export {
+  ErrorCode,
+  McpError,
+  errorResponse,
+  internalError,
+  invalidParams,
+  invalidRequest,
+  methodNotFound,
+  parseError,
+  resourceNotFound,
+  serverError,
+} from './jsonrpc/jsonrpc.errors';
+export { classifyMessage, isJsonRpcId, parseJson } from './jsonrpc/jsonrpc.classifier';
+export type { ClassifiedMessage, ParsedJson } from './jsonrpc/jsonrpc.classifier';
+export {
+  DEFAULT_HTTP_REVISION,
+  LATEST_LEGACY_REVISION,
+  LATEST_MODERN_REVISION,
+  LEGACY_REVISIONS,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
+  META_SUBSCRIPTION_ID,
+  MODERN_REVISIONS,
+  eraOf,
+  isKnownRevision,
+  isLegacyRevision,
+  isModernRevision,
+  negotiateLegacyRevision,
+} from './protocol/revisions';
+export type { Era, LegacyRevision, ModernRevision, Revision } from './protocol/revisions';
+export { LOGGING_LEVELS } from './protocol/protocol.types';
+export type {
+  Annotations,
+  BlobResourceContents,
+  CallToolResult,
+  ClientCapabilities,
+  CompleteResult,
+  ContentBlock,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptResult,
+  Icon,
+  Implementation,
+  InitializeResult,
+  JsonSchemaObject,
+  ListRootsResult,
+  LoggingLevel,
+  Meta,
+  Prompt,
+  PromptArgument,
+  PromptMessage,
+  ReadResourceResult,
+  Resource,
+  ResourceContents,
+  ResourceTemplate,
+  Root,
+  SamplingMessage,
+  ServerCapabilities,
+  TextResourceContents,
+  Tool,
+  ToolAnnotations,
+} from './protocol/protocol.types';
+export { SchemaValidator } from './schema/schema.validator';
+export type { CompiledSchema, ValidationResult } from './schema/schema.validator';
+export { checkElicitationSchema } from './schema/elicitation-schema.check';
+export { sanitizeText, sanitizeUtf8 } from './text/text.sanitizer';
+export { TokenBucket } from './limits/token-bucket';
+export type { TokenBucketOptions } from './limits/token-bucket';
+export { BoundedQueue } from './limits/bounded-queue';
+export type { Transport } from './transport/transport.interface';
+export { LineFramer, serializeLine } from './transport/stdio-line.framer';
+export type { FramedLine, LineFramerOptions } from './transport/stdio-line.framer';
+export { StdioTransport } from './transport/stdio.transport';
+export { coalesceWrites } from './transport/write-coalescing';
+export { encodeSseComment, encodeSseEvent } from './transport/sse.encoder';
+export type { SseEvent, SseOutgoingEvent } from './transport/sse.encoder';
+export { SseParser } from './transport/sse.parser';
+export type { SseParserOptions } from './transport/sse.parser';
+export { createInMemoryTransportPair } from './transport/in-memory.transport';
+export { UriTemplate, UriTemplateError } from './uri-template/uri-template';
+export type { UriTemplateMatch, UriTemplateVariables } from './uri-template/uri-template';
+export {
+  decodeHeaderValue,
+  encodeHeaderValue,
+  headerDeclarationProblems,
+  headerParamsOf,
+  valueAtPath,
+} from './protocol/param-headers';
+export type { HeaderParam } from './protocol/param-headers';
+export { isConstant, markConstant, serializeMessage } from './jsonrpc/jsonrpc.serializer';
+export { healthIndicatorResult } from './health/health-indicator.result';
+export type { HealthStatus } from './health/health-indicator.result';

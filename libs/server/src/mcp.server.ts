@@ -9,7 +9,7 @@ import { MCP_MODULE_OPTIONS } from './mcp.module-definition';
 import { McpRegistry } from './registry/mcp.registry';
 import { McpListKind } from './registry/registry.types';
 import { McpSession } from './session/mcp-session';
-import { McpSubscriptionHub } from './subscriptions/subscription.hub';
+import { McpSubscriptionHub } from './events/subscription.hub';
 import { InMemorySessionStore, SessionStore } from './session/session.store';
 import { connectTransport } from './transports/transport.connection';
 

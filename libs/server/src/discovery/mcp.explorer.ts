@@ -1,7 +1,7 @@
 import { Injectable, Logger, Type } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
 import { JsonSchemaObject, SchemaValidator, UriTemplate, headerParamsOf } from '@conduit-mcp/core';
+import { InstanceWrapper } from '../invocation/nest-internals';
 import { McpCompletionOptions } from '../decorators/mcp-completion.decorator';
 import { McpPromptOptions } from '../decorators/mcp-prompt.decorator';
 import { McpResourceOptions } from '../decorators/mcp-resource.decorator';
@@ -13,9 +13,9 @@ import {
   MCP_TOOL_METADATA,
 } from '../mcp.constants';
 import { McpDeclarationError, McpRegistry } from '../registry/mcp.registry';
-import { dtoSupport } from '../registry/dto-support';
-import { createToolInputValidator, isDtoClass } from '../registry/tool-input.validator';
-import { McpHandlerFactory } from './mcp-handler.factory';
+import { dtoSupport } from '../arguments/dto-support';
+import { createToolInputValidator, isDtoClass } from '../arguments/tool-input.validator';
+import { McpHandlerFactory } from '../invocation/mcp-handler.factory';
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 

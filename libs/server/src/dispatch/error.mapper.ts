@@ -1,6 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { ErrorCode, McpError, sanitizeText } from '@conduit-mcp/core';
-import { McpInputRequired } from '../mrtr/input-required.signal';
+import { McpInputRequired } from '../eras/modern/mrtr/input-required.signal';
 
 /**
  * Turns whatever a handler threw into an error fit for the wire. McpErrors pass as they are; Nest HTTP exceptions

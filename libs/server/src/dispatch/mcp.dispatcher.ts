@@ -16,12 +16,12 @@ import { DEFAULT_MAX_IN_FLIGHT } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
-import { namesModernVersion } from '../modern/modern-meta';
+import { namesModernVersion } from '../eras/modern/modern-meta';
 import { DispatchOrigin } from './dispatch-origin.interface';
 import { EraPlan, RouteOutcome } from './era-engine.interface';
 import { toWireError } from './error.mapper';
-import { LegacyEra } from './legacy.era';
-import { ModernEra } from './modern.era';
+import { LegacyEra } from '../eras/legacy/legacy.era';
+import { ModernEra } from '../eras/modern/modern.era';
 import { McpParams, McpRequestRoute } from './mcp-route.interface';
 import { McpRoutes } from './mcp.routes';
 

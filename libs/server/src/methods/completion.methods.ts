@@ -3,7 +3,7 @@ import { CompleteResult, invalidParams } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
 import { toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
-import { toCompleteResult } from '../dispatch/result.normalizer';
+import { toCompleteResult } from './result.normalizer';
 import { CompletionRef, McpRegistry } from '../registry/mcp.registry';
 import { echo, optionalObject, requireString } from './params';
 

@@ -1,6 +1,6 @@
 import { markConstant } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
-import { paginate } from '../dispatch/pagination';
+import { paginate } from './pagination';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { DEFAULT_PAGE_SIZE } from '../mcp.constants';
 import { ALWAYS_ALLOWED } from '../registry/registry.types';

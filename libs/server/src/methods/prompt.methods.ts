@@ -3,7 +3,7 @@ import { GetPromptResult, invalidParams } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
 import { toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
-import { toGetPromptResult } from '../dispatch/result.normalizer';
+import { toGetPromptResult } from './result.normalizer';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';

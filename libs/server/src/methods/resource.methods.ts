@@ -4,7 +4,7 @@ import { McpRequestContext } from '../context/mcp-request-context';
 import { DispatchOrigin } from '../dispatch/dispatch-origin.interface';
 import { toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
-import { toReadResourceResult } from '../dispatch/result.normalizer';
+import { toReadResourceResult } from './result.normalizer';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MAX_URI_LENGTH } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';

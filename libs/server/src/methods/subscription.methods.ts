@@ -7,7 +7,7 @@ import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { DEFAULT_MAX_SUBSCRIPTIONS, MAX_URI_LENGTH } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
-import { McpSubscriptionHub, SubscriptionFilter } from '../subscriptions/subscription.hub';
+import { McpSubscriptionHub, SubscriptionFilter } from '../events/subscription.hub';
 
 /** Most resource URIs one stream may watch. */
 const MAX_RESOURCES_PER_STREAM = 1_000;

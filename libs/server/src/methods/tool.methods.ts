@@ -3,7 +3,7 @@ import { CallToolResult, ErrorCode, McpError, SchemaValidator, invalidParams, sa
 import { McpRequestContext } from '../context/mcp-request-context';
 import { toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
-import { toCallToolResult } from '../dispatch/result.normalizer';
+import { toCallToolResult } from './result.normalizer';
 import { McpToolError } from '../errors/mcp-tool.error';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';

@@ -9,7 +9,7 @@ import {
 } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
 import { McpCacheHint } from '../interfaces/mcp-module-options.interface';
-import { ToolInputValidator } from './tool-input.validator';
+import { ToolInputValidator } from '../arguments/tool-input.interface';
 
 /** Runs a discovered handler through Nest's guards, interceptors, pipes and filters. */
 export type McpInvoker = (args: unknown, ctx: McpRequestContext) => Promise<unknown>;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { McpError } from '@conduit-mcp/core';
 import { channel } from 'node:diagnostics_channel';
-import { McpInputRequired } from '../mrtr/input-required.signal';
+import { McpInputRequired } from '../eras/modern/mrtr/input-required.signal';
 
 /** Names of the `node:diagnostics_channel` channels the server publishes on. */
 export const MCP_CHANNELS = {

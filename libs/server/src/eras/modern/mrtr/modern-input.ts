@@ -13,7 +13,7 @@ import {
   sanitizeText,
   isJsonObject,
 } from '@conduit-mcp/core';
-import { McpInput } from '../context/mcp-input.interface';
+import { McpInput } from '../../../context/mcp-input.interface';
 import { McpInputRequired } from './input-required.signal';
 
 /** One question of an `input_required` result, under its key. */

@@ -1,6 +1,5 @@
 import { CallHandler, ContextType, NestInterceptor } from '@nestjs/common';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
-import { InterceptorsConsumer } from '@nestjs/core/interceptors/interceptors-consumer';
+import { ExecutionContextHost, InterceptorsConsumer } from './nest-internals';
 import { AsyncResource } from 'node:async_hooks';
 import { Observable, ObservableInput, Subscription, from } from 'rxjs';
 

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable, Module, UseGuards } from '@n
 import { Test, TestingModule } from '@nestjs/testing';
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
 import { McpServer } from '@conduit-mcp/server';
-import { startDemoServer, RunningServer } from '../../../test/support/demo-server';
+import { startDemoServer, RunningServer } from '../support/demo-server';
 import {
   InjectMcpClient,
   McpClient,
@@ -14,7 +14,7 @@ import {
   OnLog,
   OnNotification,
   OnSampling,
-} from './index';
+} from '../../libs/client/src/index';
 
 class OnlyAlice implements CanActivate {
   canActivate(context: ExecutionContext): boolean {

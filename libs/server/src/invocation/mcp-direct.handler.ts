@@ -1,5 +1,5 @@
 import { CanActivate, ForbiddenException, NestInterceptor } from '@nestjs/common';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import { ExecutionContextHost } from './nest-internals';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { MCP_CONTEXT_TYPE } from '../mcp.constants';
 import { McpInterceptorsConsumer } from './mcp-interceptors.consumer';

@@ -9,10 +9,10 @@ import {
   ErrorCode,
   checkElicitationSchema,
 } from '@conduit-mcp/core';
-import { McpSession } from '../session/mcp-session';
-import { MessageSink } from '../session/message-sink.interface';
-import { RequestCancellation } from '../session/request-cancellation';
-import { McpInput } from './mcp-input.interface';
+import { McpSession } from '../../session/mcp-session';
+import { MessageSink } from '../../session/message-sink.interface';
+import { RequestCancellation } from '../../session/request-cancellation';
+import { McpInput } from '../../context/mcp-input.interface';
 
 /** Legacy era: each question is a server-to-client request on the request's stream, awaited for its answer. */
 export class LegacyInput implements McpInput {

@@ -5,7 +5,7 @@ import { AddressInfo, Socket } from 'node:net';
 import { Injectable, INestApplication, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { McpArgs, McpCtx, McpModule, McpRequestContext, McpTool } from '@conduit-mcp/server';
-import { ClientTransport } from './client-transport.interface';
+import { ClientTransport } from '../../libs/client/src/transports/client-transport.interface';
 
 /** Resolves once `predicate` holds; rejects after `timeoutMs`. */
 export async function waitFor(predicate: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {

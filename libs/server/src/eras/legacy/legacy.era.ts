@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DEFAULT_HTTP_REVISION, ErrorCode, JsonRpcRequest, McpError, sanitizeText } from '@conduit-mcp/core';
-import { LegacyInput } from '../context/legacy-input';
-import { McpRequestContext } from '../context/mcp-request-context';
-import { McpRequestState } from '../context/mcp-request-state';
-import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
-import { DEFAULT_INPUT_TIMEOUT_MS } from '../mcp.constants';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
-import { servesEra, supportedRevisions } from '../server-info';
-import { DispatchOrigin } from './dispatch-origin.interface';
-import { EraEngine, EraPlan } from './era-engine.interface';
-import { metaOf } from './request-meta';
+import { LegacyInput } from './legacy-input';
+import { McpRequestContext } from '../../context/mcp-request-context';
+import { McpRequestState } from '../../context/mcp-request-state';
+import { McpModuleOptions } from '../../interfaces/mcp-module-options.interface';
+import { DEFAULT_INPUT_TIMEOUT_MS } from '../../mcp.constants';
+import { MCP_MODULE_OPTIONS } from '../../mcp.module-definition';
+import { servesEra, supportedRevisions } from '../../server-info';
+import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
+import { EraEngine, EraPlan } from '../../dispatch/era-engine.interface';
+import { metaOf } from '../request-meta';
 
 /**
  * The legacy era (2024-11-05 … 2025-11-25): what `initialize` negotiated lives in the session; questions to the

@@ -1,5 +1,5 @@
 import { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
-import { InterceptorsConsumer } from '@nestjs/core/interceptors/interceptors-consumer';
+import { InterceptorsConsumer } from './nest-internals';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Observable, catchError, isObservable, lastValueFrom, map, of, retry, tap } from 'rxjs';
 import { McpInterceptorsConsumer } from './mcp-interceptors.consumer';

@@ -1,6 +1,6 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { SseClientTransport } from './sse-client.transport';
-import { isSyntheticResponse } from './synthetic-response';
+import { SseClientTransport } from '../../libs/client/src/transports/sse-client.transport';
+import { isSyntheticResponse } from '../../libs/client/src/transports/synthetic-response';
 import {
   NestServer,
   RawServer,
@@ -13,7 +13,7 @@ import {
   startNestServer,
   startRawServer,
   waitFor,
-} from './transport-test.fixtures-spec';
+} from './transport-test.fixtures';
 
 const ok = (id: unknown, result: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, result });
 

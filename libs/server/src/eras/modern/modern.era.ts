@@ -11,19 +11,19 @@ import {
   isConstant,
   markConstant,
 } from '@conduit-mcp/core';
-import { McpRequestContext } from '../context/mcp-request-context';
-import { McpRequestState } from '../context/mcp-request-state';
-import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
-import { checkModernHeaders } from '../modern/modern-headers.check';
-import { checkRevision, readModernMeta } from '../modern/modern-meta';
-import { ModernInput, NoInput } from '../mrtr/modern-input';
-import { RequestBinding, RequestStateCodec } from '../mrtr/request-state.codec';
-import { McpRegistry } from '../registry/mcp.registry';
-import { serverInfoOf, servesEra, supportedRevisions } from '../server-info';
-import { DispatchOrigin } from './dispatch-origin.interface';
-import { EraEngine, EraPlan } from './era-engine.interface';
-import { metaOf } from './request-meta';
+import { McpRequestContext } from '../../context/mcp-request-context';
+import { McpRequestState } from '../../context/mcp-request-state';
+import { McpModuleOptions } from '../../interfaces/mcp-module-options.interface';
+import { MCP_MODULE_OPTIONS } from '../../mcp.module-definition';
+import { checkModernHeaders } from './modern-headers.check';
+import { checkRevision, readModernMeta } from './modern-meta';
+import { ModernInput, NoInput } from './mrtr/modern-input';
+import { RequestBinding, RequestStateCodec } from './mrtr/request-state.codec';
+import { McpRegistry } from '../../registry/mcp.registry';
+import { serverInfoOf, servesEra, supportedRevisions } from '../../server-info';
+import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
+import { EraEngine, EraPlan } from '../../dispatch/era-engine.interface';
+import { metaOf } from '../request-meta';
 
 /** Methods that may answer `input_required` (multi round-trip requests). */
 const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);

@@ -1,5 +1,5 @@
-import { nodeHttpFetch } from './node-http.fetch';
-import { RawServer, json, sseEvent, sseHead, startRawServer } from './transport-test.fixtures-spec';
+import { nodeHttpFetch } from '../../libs/client/src/transports/node-http.fetch';
+import { RawServer, json, sseEvent, sseHead, startRawServer } from './transport-test.fixtures';
 
 describe('nodeHttpFetch', () => {
   let server: RawServer | undefined;

@@ -1,16 +1,7 @@
 import { Type } from '@nestjs/common';
 import { JsonSchemaObject, SchemaValidator } from '@conduit-mcp/core';
 import { dtoSupport } from './dto-support';
-
-/** The outcome of checking tool arguments: the value to hand to the handler, or what is wrong with them. */
-export type ToolInputCheck = { ok: true; value: unknown } | { ok: false; problems: string[] };
-
-/** Validates tool arguments against a DTO class (class-validator) or a JSON Schema (ajv). */
-export interface ToolInputValidator {
-  readonly schema: JsonSchemaObject;
-  /** Synchronous for a JSON Schema, a promise for a DTO class (class-validator validates asynchronously). */
-  check(args: Record<string, unknown>): ToolInputCheck | Promise<ToolInputCheck>;
-}
+import { ToolInputCheck, ToolInputValidator } from './tool-input.interface';
 
 const NO_ARGUMENTS: JsonSchemaObject = { type: 'object', properties: {} };
 

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { MessageTooLargeError } from './client-transport.errors';
-import { INHERITED_ENV_VARS, inheritedEnvironment } from './inherited-environment';
-import { StdioClientTransport } from './stdio-client.transport';
-import { Recorder, initializeRequest, initializedNotification, waitFor } from './transport-test.fixtures-spec';
+import { MessageTooLargeError } from '../../libs/client/src/transports/client-transport.errors';
+import { INHERITED_ENV_VARS, inheritedEnvironment } from '../../libs/client/src/transports/inherited-environment';
+import { StdioClientTransport } from '../../libs/client/src/transports/stdio-client.transport';
+import { Recorder, initializeRequest, initializedNotification, waitFor } from './transport-test.fixtures';
 
-const ROOT = path.resolve(__dirname, '../../../..');
+const ROOT = path.resolve(__dirname, '../..');
 
 // A tiny server: answers each line by method; see the cases below.
 const ECHO_SERVER = `

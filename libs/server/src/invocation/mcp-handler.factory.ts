@@ -1,7 +1,6 @@
 import { Injectable, PipeTransform, Type } from '@nestjs/common';
 import { ContextIdFactory, ExternalContextCreator, ModuleRef } from '@nestjs/core';
-import { ContextId } from '@nestjs/core/injector/instance-wrapper';
-import { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
+import { ContextId, InstanceWrapper } from './nest-internals';
 import { McpRequestContext } from '../context/mcp-request-context';
 import { MCP_CONTEXT_TYPE, MCP_PARAMS_METADATA, McpParamType } from '../mcp.constants';
 import { ALWAYS_ALLOWED, McpAccessCheck, McpInvoker } from '../registry/registry.types';

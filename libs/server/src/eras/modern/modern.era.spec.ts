@@ -1,6 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { RawClient } from '../../../../test/support/raw-client';
+import { RawClient } from '../../../../../test/support/raw-client';
 import {
   McpArgs,
   McpCtx,
@@ -11,7 +11,7 @@ import {
   McpResource,
   McpServer,
   McpTool,
-} from '../index';
+} from '../../index';
 
 const meta = (
   capabilities: Record<string, unknown> = { elicitation: {}, sampling: {}, roots: {} },

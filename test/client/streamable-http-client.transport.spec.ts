@@ -1,7 +1,10 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { MessageTooLargeError, SessionExpiredError } from './client-transport.errors';
-import { StreamableHttpClientOptions, StreamableHttpClientTransport } from './streamable-http-client.transport';
-import { isSyntheticResponse } from './synthetic-response';
+import { MessageTooLargeError, SessionExpiredError } from '../../libs/client/src/transports/client-transport.errors';
+import {
+  StreamableHttpClientOptions,
+  StreamableHttpClientTransport,
+} from '../../libs/client/src/transports/streamable-http-client.transport';
+import { isSyntheticResponse } from '../../libs/client/src/transports/synthetic-response';
 import {
   NestServer,
   RawServer,
@@ -14,7 +17,7 @@ import {
   startNestServer,
   startRawServer,
   waitFor,
-} from './transport-test.fixtures-spec';
+} from './transport-test.fixtures';
 
 const FAST_RECONNECT: StreamableHttpClientOptions['reconnect'] = { initialDelayMs: 10, maxDelayMs: 100, maxRetries: 3 };
 const request = (id: number, method = 'tools/list', params: Record<string, unknown> = {}) => ({
@@ -386,7 +389,7 @@ describe('StreamableHttpClientTransport', () => {
     it('resumes a dropped stream with GET + Last-Event-ID after the server’s retry: delay', async () => {
       let getAt = 0;
       let postAt = 0;
-      const server = await raw((req, res, body) => {
+      const server = await raw((req, res, _body) => {
         if (req.method === 'POST') {
           postAt = Date.now();
           sseHead(res, { 'Mcp-Session-Id': 's' });

@@ -2,11 +2,16 @@ import { Injectable, Module } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { ClientCapabilities, JsonRpcMessage, Transport, createInMemoryTransportPair } from '@conduit-mcp/core';
 import { McpArgs, McpCtx, McpModule, McpRequestContext, McpServer, McpTool } from '@conduit-mcp/server';
-import { McpClientError } from '../errors/mcp-client.error';
-import { McpClientModuleOptions } from '../interfaces/mcp-client-options.interface';
-import { ClientTransport } from '../transports/client-transport.interface';
-import { McpInputContext, McpInputMethod, McpInputRefusal, McpInputResponder } from './input-responder.interface';
-import { McpClient } from './mcp-client';
+import { McpClientError } from '../../libs/client/src/errors/mcp-client.error';
+import { McpClientModuleOptions } from '../../libs/client/src/interfaces/mcp-client-options.interface';
+import { ClientTransport } from '../../libs/client/src/transports/client-transport.interface';
+import {
+  McpInputContext,
+  McpInputMethod,
+  McpInputRefusal,
+  McpInputResponder,
+} from '../../libs/client/src/connection/input-responder.interface';
+import { McpClient } from '../../libs/client/src/connection/mcp-client';
 
 @Injectable()
 class Tools {

@@ -55,7 +55,7 @@ export class RequestStateCodec {
 
   /** A digest of the params a retry must repeat unchanged. */
   static digest(params: Record<string, unknown>): string {
-    const { _meta, inputResponses, requestState, ...salient } = params;
+    const { _meta: _m, inputResponses: _i, requestState: _r, ...salient } = params;
     return createHash('sha256').update(canonicalJson(salient)).digest('base64url');
   }
 

@@ -3,7 +3,7 @@ import { JsonSchemaObject } from '@conduit-mcp/core';
 import { plainToInstance } from 'class-transformer';
 import { validate, ValidationError } from 'class-validator';
 import { dtoToJsonSchema } from './dto-schema.factory';
-import type { ToolInputCheck, ToolInputValidator } from './tool-input.validator';
+import type { ToolInputCheck, ToolInputValidator } from './tool-input.interface';
 
 export { dtoToJsonSchema };
 

@@ -1,4 +1,4 @@
-import { ParamsFactory } from '@nestjs/core/helpers/external-context-creator';
+import { ParamsFactory } from './nest-internals';
 import { McpParamType } from '../mcp.constants';
 
 /** Maps `@McpArgs()` and `@McpCtx()` to the handler call's arguments `[args, ctx]`. */

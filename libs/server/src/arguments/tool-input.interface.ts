@@ -1,0 +1,11 @@
+import { JsonSchemaObject } from '@conduit-mcp/core';
+
+/** The outcome of checking tool arguments: the value to hand to the handler, or what is wrong with them. */
+export type ToolInputCheck = { ok: true; value: unknown } | { ok: false; problems: string[] };
+
+/** Validates tool arguments against a DTO class (class-validator) or a JSON Schema (ajv). */
+export interface ToolInputValidator {
+  readonly schema: JsonSchemaObject;
+  /** Synchronous for a JSON Schema, a promise for a DTO class (class-validator validates asynchronously). */
+  check(args: Record<string, unknown>): ToolInputCheck | Promise<ToolInputCheck>;
+}

@@ -62,6 +62,13 @@ describe('architecture: dependency rules', () => {
     expect(fs.existsSync(path.join(ROOT, 'libs/server/src/invocation/nest-internals.ts'))).toBe(true);
   });
 
+  it('nothing below the server transports imports node:http (transports pass TransportFacts)', () => {
+    const below = /^libs\/server\/src\/(dispatch|eras|methods|invocation)\//;
+    const http = /^(node:)?(http|https|http2)$/;
+    const bad = edges.get('server')!.filter((edge) => below.test(edge.from) && http.test(edge.specifier));
+    expect(show(bad)).toEqual([]);
+  });
+
   it('no file-level import cycle under libs/ (type-only imports count)', () => {
     const graph = new Map<string, string[]>();
     for (const lib of LIBS) {

@@ -75,4 +75,46 @@ describe('mounting the HTTP transport', () => {
       await app.close();
     }
   });
+
+  it('refuses at start-up two servers that would share an HTTP path, naming both', async () => {
+    @Module({
+      imports: [
+        McpModule.forRoot({ name: 'alpha', version: '1', http: { path: '/alpha' } }),
+        McpModule.forRoot({ name: 'beta', version: '1', http: { path: '/beta' } }),
+      ],
+      providers: [Tools],
+    })
+    class SharedSse {}
+    const app = await NestFactory.create(SharedSse, { logger: false, abortOnError: false });
+    await expect(app.listen(0, '127.0.0.1')).rejects.toThrow(
+      'MCP servers "alpha" and "beta" both serve the HTTP path /sse',
+    );
+    await app.close();
+  });
+
+  it('refuses a server whose Streamable HTTP path is one of its own HTTP+SSE paths', async () => {
+    @Module({
+      imports: [McpModule.forRoot({ name: 'self', version: '1', http: { path: '/sse' } })],
+      providers: [Tools],
+    })
+    class SelfCollision {}
+    const app = await NestFactory.create(SelfCollision, { logger: false, abortOnError: false });
+    await expect(app.listen(0, '127.0.0.1')).rejects.toThrow('MCP server "self" uses the HTTP path /sse twice');
+    await app.close();
+  });
+
+  it('lets two apps in one process use the same paths', async () => {
+    @Module({ imports: [McpModule.forRoot({ name: 'same', version: '1' })], providers: [Tools] })
+    class OneApp {}
+    const first = await NestFactory.create(OneApp, { logger: false });
+    const second = await NestFactory.create(OneApp, { logger: false });
+    await first.listen(0, '127.0.0.1');
+    await second.listen(0, '127.0.0.1');
+    try {
+      expect(await listTools(`${await second.getUrl()}/mcp`)).toEqual(['everywhere']);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
 });

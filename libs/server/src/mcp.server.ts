@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { ClassifiedMessage, JsonRpcResponse, Transport } from '@conduit-mcp/core';
-import { DispatchOrigin, TransportKind } from './dispatch/dispatch-origin.interface';
+import { DispatchOrigin } from './dispatch/dispatch-origin.interface';
+import { TransportKind } from './dispatch/transport-facts.interface';
 import { McpDispatcher } from './dispatch/mcp.dispatcher';
 import { McpEndpoint } from './dispatch/mcp-endpoint.interface';
 import { McpExplorer } from './discovery/mcp.explorer';

@@ -9,6 +9,7 @@ import {
   Meta,
 } from '@conduit-mcp/core';
 import { McpSession } from '../session/mcp-session';
+import { TransportFacts } from '../dispatch/transport-facts.interface';
 import { MessageSink } from '../session/message-sink.interface';
 import { RequestCancellation } from '../session/request-cancellation';
 import { McpInput } from './mcp-input.interface';
@@ -23,7 +24,7 @@ export interface McpRequestContextInit {
   protocolVersion: string;
   session: McpSession;
   stream: MessageSink | undefined;
-  httpRequest: IncomingMessage | undefined;
+  transport: TransportFacts;
   cancellation: RequestCancellation;
   meta: Meta;
   input: McpInput;
@@ -46,8 +47,8 @@ export class McpRequestContext {
   readonly protocolVersion: string;
   /** The request's `params._meta`, as the client sent it. */
   readonly meta: Meta;
-  /** The HTTP request that carried the message, when the transport is HTTP. */
-  readonly httpRequest: IncomingMessage | undefined;
+  /** What the transport knows of the exchange that carried the request: kind, headers, Origin. */
+  readonly transport: TransportFacts;
   /** Questions to the client: elicitation, sampling, roots. */
   readonly input: McpInput;
   /**
@@ -75,7 +76,7 @@ export class McpRequestContext {
     this.protocolVersion = init.protocolVersion;
     this.session = init.session;
     this.stream = init.stream;
-    this.httpRequest = init.httpRequest;
+    this.transport = init.transport;
     this.cancellation = init.cancellation;
     this.meta = init.meta;
     this.input = init.input;
@@ -86,6 +87,12 @@ export class McpRequestContext {
   }
 
   /** Aborted when the client cancels the request, the session ends, or the server shuts down. */
+  /** The HTTP request that carried the message, when the transport is HTTP (Streamable HTTP or HTTP+SSE). */
+  get httpRequest(): IncomingMessage | undefined {
+    const { kind, raw } = this.transport;
+    return kind === 'streamable-http' || kind === 'sse' ? (raw as IncomingMessage | undefined) : undefined;
+  }
+
   get signal(): AbortSignal {
     return this.cancellation.signal;
   }

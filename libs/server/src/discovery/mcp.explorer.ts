@@ -8,6 +8,7 @@ import { McpResourceOptions } from '../decorators/mcp-resource.decorator';
 import { McpToolOptions } from '../decorators/mcp-tool.decorator';
 import {
   MCP_COMPLETION_METADATA,
+  MCP_PARAMS_METADATA,
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_TOOL_METADATA,
@@ -49,10 +50,14 @@ export class McpExplorer {
       const resource = this.reflector.get<McpResourceOptions>(MCP_RESOURCE_METADATA, handler);
       const prompt = this.reflector.get<McpPromptOptions>(MCP_PROMPT_METADATA, handler);
       const completion = this.reflector.get<McpCompletionOptions>(MCP_COMPLETION_METADATA, handler);
+      const found = [tool, resource, prompt, completion].some(
+        (options) => options && belongsTo(options.server, serverName),
+      );
       if (tool && belongsTo(tool.server, serverName)) this.addTool(registry, method, tool);
       if (resource && belongsTo(resource.server, serverName)) this.addResource(registry, method, resource);
       if (prompt && belongsTo(prompt.server, serverName)) this.addPrompt(registry, method, prompt);
       if (completion && belongsTo(completion.server, serverName)) completions.push({ method, options: completion });
+      if (found) this.warnUndecoratedParams(method, handler);
     }
     // Completions name prompts and templates, so they are checked once everything else is known.
     for (const { method, options } of completions) {
@@ -152,6 +157,30 @@ export class McpExplorer {
         _meta: options._meta,
       }),
     });
+  }
+
+  /**
+   * Warns about each parameter of a handler that has neither `@McpArgs()` nor `@McpCtx()`: it would receive
+   * undefined. Parameters are counted from the method's `length` and its `design:paramtypes` (TypeScript's
+   * metadata, which also counts parameters with defaults).
+   */
+  private warnUndecoratedParams(method: DiscoveredMethod, handler: Function): void {
+    const metatype = method.wrapper.metatype as Type<object>;
+    const types = Reflect.getMetadata('design:paramtypes', metatype.prototype, method.methodName) as
+      unknown[] | undefined;
+    const count = Math.max(handler.length, Array.isArray(types) ? types.length : 0);
+    if (count === 0) return;
+    const params = (Reflect.getMetadata(MCP_PARAMS_METADATA, metatype, method.methodName) ?? {}) as Record<
+      string,
+      { index?: unknown }
+    >;
+    const decorated = new Set(Object.values(params).map((param) => param.index));
+    // With some parameters decorated, the others receive undefined; with none, Nest passes (args, ctx) by position.
+    const fate = decorated.size ? 'will receive undefined' : 'receives the raw arguments by position';
+    for (let index = 0; index < count; index++) {
+      if (!decorated.has(index))
+        this.logger.warn(`${method.source}: parameter ${index} has no @McpArgs() or @McpCtx() and ${fate}`);
+    }
   }
 
   private outputSchema(output: Type<object> | JsonSchemaObject): JsonSchemaObject {

@@ -4,29 +4,45 @@ import { McpInputRequired } from '../eras/modern/mrtr/input-required.signal';
 
 /**
  * Turns whatever a handler threw into an error fit for the wire. McpErrors pass as they are; Nest HTTP exceptions
- * map by status (400 → -32602, 401/403 → -32000, 404 → `notFound`); anything else becomes -32603 with no
- * internals (Nest's exception handler has already logged it).
+ * map by status, with the exception's message (400 → -32602, 404 → `notFound(message)`, other 4xx → -32000);
+ * anything else, 5xx included, becomes -32603 with no internals (Nest's exception handler has already logged it).
+ * (`tools/call` answers a 4xx exception thrown past the guards with a tool error instead: see `ToolMethods`.)
  */
 export function toMcpError(
   error: unknown,
-  notFound: () => McpError = () => new McpError(ErrorCode.InvalidParams, 'Not found'),
+  notFound: (message: string) => McpError = (message) => new McpError(ErrorCode.InvalidParams, message),
 ): McpError | McpInputRequired {
   // A modern-era question stops the handler; it passes unchanged, for the dispatcher to answer input_required.
   if (error instanceof McpError || error instanceof McpInputRequired) return error;
   if (error instanceof HttpException) {
     const status = error.getStatus();
-    const message = sanitizeText(httpMessage(error), 512);
+    const message = httpErrorMessage(error);
     if (status === HttpStatus.BAD_REQUEST) return new McpError(ErrorCode.InvalidParams, message);
-    if (status === HttpStatus.NOT_FOUND) return notFound();
+    if (status === HttpStatus.NOT_FOUND) return notFound(message);
     if (status < 500) return new McpError(ErrorCode.ServerError, message, { status });
   }
   return new McpError(ErrorCode.InternalError, 'Internal error');
 }
 
+/** Whether `error` is a Nest HTTP exception with a 4xx status: the caller's mistake, which it may be told about. */
+export function isClientHttpError(error: unknown): error is HttpException {
+  if (!(error instanceof HttpException)) return false;
+  const status = error.getStatus();
+  return status >= 400 && status < 500;
+}
+
+/**
+ * The message of a Nest HTTP exception, safe to send: its response's `message` (an array of them joined with `; `),
+ * else the exception's own, sanitized and clamped to `maxChars`.
+ */
+export function httpErrorMessage(error: HttpException, maxChars = 512): string {
+  return sanitizeText(httpMessage(error), maxChars);
+}
+
 function httpMessage(error: HttpException): string {
   const response = error.getResponse();
   if (typeof response === 'string') return response;
-  const message = (response as { message?: unknown }).message;
+  const message = (response as { message?: unknown } | null)?.message;
   if (Array.isArray(message)) return message.join('; ');
   return typeof message === 'string' ? message : error.message;
 }

@@ -7,16 +7,17 @@ import {
   McpError,
   ClassifiedMessage,
   classifyMessage,
+  decideEra,
   errorResponse,
   methodNotFound,
   sanitizeText,
+  TokenBucket,
 } from '@conduit-mcp/core';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { DEFAULT_MAX_IN_FLIGHT } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
-import { namesModernVersion } from '../eras/modern/modern-meta';
 import { DispatchOrigin } from './dispatch-origin.interface';
 import { EraPlan, RouteOutcome } from './era-engine.interface';
 import { toWireError } from './error.mapper';
@@ -25,6 +26,9 @@ import { ModernEra } from '../eras/modern/modern.era';
 import { McpParams, McpRequestRoute } from './mcp-route.interface';
 import { McpRoutes } from './mcp.routes';
 
+/** Debug logs of unknown notifications: a burst of 10, then one every 6 s (10 a minute), for all methods together. */
+const UNKNOWN_NOTIFICATION_LOGS = { rate: 10 / 60, burst: 10 };
+
 /**
  * The single entry point of every transport: classifies a message, routes it through the routing table, tracks the
  * request for cancellation, maps failures to JSON-RPC errors and publishes request telemetry.
@@ -32,6 +36,8 @@ import { McpRoutes } from './mcp.routes';
 @Injectable()
 export class McpDispatcher {
   private readonly logger = new Logger('McpDispatcher');
+  /** Notifications without a handler are logged (debug) at most this often, whatever a client floods in. */
+  private readonly unknownNotifications = new TokenBucket(UNKNOWN_NOTIFICATION_LOGS);
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
@@ -64,7 +70,12 @@ export class McpDispatcher {
 
   private notify(method: string, params: McpParams, origin: DispatchOrigin): void {
     const route = this.routes.table.get(method);
-    if (route?.kind !== 'notification') return;
+    if (route?.kind !== 'notification') {
+      // Ignored, as the specification allows; logged for whoever debugs a client, a few times a minute at most.
+      if (this.unknownNotifications.tryTake())
+        this.logger.debug(`Ignored notification ${sanitizeText(method, 128)}: no handler for it`);
+      return;
+    }
     try {
       route.run(params, origin);
     } catch (error) {
@@ -163,19 +174,15 @@ export class McpDispatcher {
       status,
       errorCode,
       durationMs: McpTelemetry.since(started),
-      transport: origin.transport,
+      transport: origin.facts.kind,
       era,
     });
   }
 
-  /**
-   * Modern when the request names its revision in `_meta`, when the transport saw a modern revision (the HTTP
-   * version header), or when only the modern era has the method; else legacy.
-   */
+  /** The era of a request, by core's one decision (`decideEra`): the transport's hint, `_meta`, the route's eras. */
   private eraOf(request: JsonRpcRequest, origin: DispatchOrigin): Era {
-    if (namesModernVersion(request.params) || origin.era === 'modern') return 'modern';
     const route = this.routes.table.get(request.method);
-    return route && !route.eras.includes('legacy') ? 'modern' : 'legacy';
+    return decideEra(request.params, origin.facts.era, route !== undefined && !route.eras.includes('legacy'));
   }
 
   private supports(route: McpRequestRoute): boolean {

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { TransportFacts } from '../dispatch/transport-facts.interface';
 import { Era, Icon } from '@conduit-mcp/core';
 
 /** Options of the Streamable HTTP (and legacy HTTP+SSE) transport. */
@@ -77,6 +77,9 @@ export interface McpRequestStateOptions {
   secret?: string | Buffer;
   /** How long a sealed state stays valid. Default 10 minutes. */
   ttlMs?: number;
-  /** The authenticated caller a state is bound to (another caller's state is refused). Default: none. */
-  principal?: (request: IncomingMessage | undefined) => string | undefined;
+  /**
+   * The authenticated caller a state is bound to (another caller's state is refused), from what the transport knows
+   * of the request (its headers, Origin; `raw` is the HTTP `IncomingMessage`). Default: none.
+   */
+  principal?: (transport: TransportFacts) => string | undefined;
 }

@@ -2,6 +2,7 @@ import { CanActivate, ForbiddenException, NestInterceptor } from '@nestjs/common
 import { ExecutionContextHost } from './nest-internals';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { MCP_CONTEXT_TYPE } from '../mcp.constants';
+import { markGuardsPassed } from './guard-passage';
 import { McpInterceptorsConsumer } from './mcp-interceptors.consumer';
 
 type Handler = (...args: unknown[]) => Promise<unknown>;
@@ -35,6 +36,7 @@ export function createDirectHandler(
         const allowed = canActivate(guards, new ExecutionContextHost(argv, type, standIn));
         if (!(allowed === true || (allowed !== false && (await allowed))))
           throw new ForbiddenException('Forbidden resource');
+        markGuardsPassed(ctx);
       }
       const result = interceptors.length
         ? await consumer.intercept(interceptors, argv, instance, standIn, async () => call(args, ctx), MCP_CONTEXT_TYPE)

@@ -188,8 +188,15 @@ function directCall(instance: object, methodName: string): StandIn | undefined {
     string,
     { index: number; pipes?: unknown[] }
   >;
-  const slots: Array<[index: number, source: 0 | 1]> = [];
-  for (const [key, param] of Object.entries(params)) {
+  const entries = Object.entries(params);
+  // Without any parameter decorator, Nest passes the invoker's arguments through by position: so does this call.
+  const slots: Array<[index: number, source: 0 | 1]> = entries.length
+    ? []
+    : [
+        [0, 0],
+        [1, 1],
+      ];
+  for (const [key, param] of entries) {
     if (param.pipes?.length) return undefined;
     const type = Number(key.split(':')[0]);
     if (type !== McpParamType.ARGS && type !== McpParamType.CONTEXT) return undefined;

@@ -1,6 +1,7 @@
 import { CallHandler, ContextType, NestInterceptor } from '@nestjs/common';
 import { ExecutionContextHost, InterceptorsConsumer } from './nest-internals';
 import { AsyncResource } from 'node:async_hooks';
+import { markGuardsPassed } from './guard-passage';
 import { Observable, ObservableInput, Subscription, from } from 'rxjs';
 
 /**
@@ -19,6 +20,7 @@ export class McpInterceptorsConsumer extends InterceptorsConsumer {
     next: () => Promise<unknown>,
     type?: TContext,
   ): Promise<unknown> {
+    markGuardsPassed(args[1]); // Nest calls the interceptor chain once the guards let the request through
     if (interceptors.length === 0) return next();
     const context = new ExecutionContextHost(args, instance.constructor as never, callback);
     context.setType(type as TContext);

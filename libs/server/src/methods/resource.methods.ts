@@ -57,7 +57,8 @@ export class ResourceMethods {
         );
         return ctx.era === 'modern' ? { ...result, ...cacheFields([resource], this.options.cache) } : result;
       } catch (error) {
-        throw toMcpError(error, () => resourceNotFound(shownUri));
+        // A NotFoundException keeps the code and data of "Resource not found", with the exception's message.
+        throw toMcpError(error, (message) => new McpError(ErrorCode.ResourceNotFound, message, { uri: shownUri }));
       }
     });
   }

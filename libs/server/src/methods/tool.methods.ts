@@ -1,14 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CallToolResult, ErrorCode, McpError, SchemaValidator, invalidParams, sanitizeText } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
-import { toMcpError } from '../dispatch/error.mapper';
+import { httpErrorMessage, isClientHttpError, toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
 import { toCallToolResult } from './result.normalizer';
 import { McpToolError } from '../errors/mcp-tool.error';
+import { guardsPassed } from '../invocation/guard-passage';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
-import { RegisteredTool } from '../registry/registry.types';
+import { ALWAYS_ALLOWED, RegisteredTool } from '../registry/registry.types';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
 import { ListPages } from './list-page';
@@ -60,12 +61,23 @@ export class ToolMethods {
     try {
       result = toCallToolResult(await tool.invoke(input.value, ctx));
     } catch (error) {
-      if (error instanceof McpToolError)
-        return { content: error.content ?? [{ type: 'text', text: error.message }], isError: true };
+      const failure = error instanceof McpToolError ? error : this.httpToolError(tool, error, ctx);
+      if (failure) return { content: failure.content ?? [{ type: 'text', text: failure.message }], isError: true };
       throw toMcpError(error);
     }
     if (tool.outputSchema && !result.isError) this.checkOutput(tool, result);
     return result;
+  }
+
+  /**
+   * A 4xx `HttpException` thrown once the guards had let the call through (by the method, a pipe or an interceptor),
+   * as the `McpToolError` the model reads; undefined for anything else. A guard's refusal (thrown before the
+   * pipeline marked the guards passed) stays a protocol error.
+   */
+  private httpToolError(tool: RegisteredTool, error: unknown, ctx: McpRequestContext): McpToolError | undefined {
+    if (!isClientHttpError(error)) return undefined;
+    if (tool.canActivate !== ALWAYS_ALLOWED && !guardsPassed(ctx)) return undefined;
+    return new McpToolError(httpErrorMessage(error, TOOL_ERROR_CHARS));
   }
 
   private checkOutput(tool: RegisteredTool, result: CallToolResult): void {
@@ -81,6 +93,9 @@ export class ToolMethods {
   }
 }
 
+/** Longest text of a tool error made by the server (invalid arguments, an HTTP exception's message). */
+const TOOL_ERROR_CHARS = 2048;
+
 function toolError(text: string): CallToolResult {
-  return { content: [{ type: 'text', text: sanitizeText(text, 2048) }], isError: true };
+  return { content: [{ type: 'text', text: sanitizeText(text, TOOL_ERROR_CHARS) }], isError: true };
 }

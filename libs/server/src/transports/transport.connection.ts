@@ -1,5 +1,5 @@
 import { JsonRpcMessage, JsonRpcResponse, Transport } from '@conduit-mcp/core';
-import { TransportKind } from '../dispatch/dispatch-origin.interface';
+import { TransportKind, messageTransportFacts } from '../dispatch/transport-facts.interface';
 import { McpEndpoint } from '../dispatch/mcp-endpoint.interface';
 import { McpSession } from '../session/mcp-session';
 import { MessageSink } from '../session/message-sink.interface';
@@ -36,7 +36,7 @@ export function connectTransport(endpoint: McpEndpoint, transport: Transport, ki
   session.outbound = sink;
   endpoint.sessions.add(session);
 
-  const origin = { session, transport: kind, stream: sink };
+  const origin = { session, stream: sink, facts: messageTransportFacts(kind) };
   const reply = (response: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
     if (response && (!Array.isArray(response) || response.length)) sink.send(response as JsonRpcMessage);
   };

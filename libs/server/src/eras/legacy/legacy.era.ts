@@ -45,7 +45,7 @@ export class LegacyEra implements EraEngine {
           protocolVersion: revision,
           session,
           stream: origin.stream,
-          httpRequest: origin.httpRequest,
+          transport: origin.facts,
           cancellation,
           meta: metaOf(request),
           input: new LegacyInput(

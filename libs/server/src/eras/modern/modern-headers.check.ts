@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { TransportHeaders } from '../../dispatch/transport-facts.interface';
 import {
   ErrorCode,
   HeaderParam,
@@ -19,7 +19,7 @@ const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/g
 export function checkModernHeaders(
   request: JsonRpcRequest,
   revision: string,
-  headers: IncomingHttpHeaders,
+  headers: TransportHeaders,
   headerParams: readonly HeaderParam[],
 ): void {
   expectHeader(headers, 'mcp-protocol-version', revision, 'MCP-Protocol-Version');
@@ -44,7 +44,7 @@ export function checkModernHeaders(
 }
 
 function expectHeader(
-  headers: IncomingHttpHeaders,
+  headers: TransportHeaders,
   name: string,
   expected: unknown,
   label: string,
@@ -56,7 +56,7 @@ function expectHeader(
   if (value !== expected) throw mismatch(`${label} header value "${sanitizeText(value, 64)}" does not match the body`);
 }
 
-function single(headers: IncomingHttpHeaders, name: string, label: string): string | undefined {
+function single(headers: TransportHeaders, name: string, label: string): string | undefined {
   const value = headers[name];
   if (Array.isArray(value)) throw mismatch(`${label} header is repeated`);
   return value;

@@ -1,15 +1,9 @@
-import { checkRevision, namesModernVersion, readModernMeta } from './modern-meta';
+import { checkRevision, readModernMeta } from './modern-meta';
 
 const V = 'io.modelcontextprotocol/protocolVersion';
 const C = 'io.modelcontextprotocol/clientCapabilities';
 
 describe('modern _meta', () => {
-  it('recognises a modern request by the version key in _meta', () => {
-    expect(namesModernVersion({ _meta: { [V]: '2026-07-28' } })).toBe(true);
-    expect(namesModernVersion({ _meta: {} })).toBe(false);
-    expect(namesModernVersion(undefined)).toBe(false);
-  });
-
   it('reads the per-request fields', () => {
     const meta = readModernMeta({
       _meta: { [V]: '2026-07-28', [C]: { sampling: {} }, 'io.modelcontextprotocol/logLevel': 'info' },

@@ -22,12 +22,6 @@ export interface ModernMeta {
   logLevel: LoggingLevel | undefined;
 }
 
-/** True when a request names its protocol version in `_meta`: the mark of the modern era. */
-export function namesModernVersion(params: Record<string, unknown> | undefined): boolean {
-  const meta = params?._meta;
-  return typeof meta === 'object' && meta !== null && META_PROTOCOL_VERSION in meta;
-}
-
 /**
  * Reads and checks the per-request `_meta` of a modern-era request: malformed or missing required keys → -32602.
  * Whether the revision is served is checked apart ({@link checkRevision}), after the HTTP headers.

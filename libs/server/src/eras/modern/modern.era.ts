@@ -63,12 +63,12 @@ export class ModernEra implements EraEngine {
     // The ladder: malformed _meta (-32602), then headers that disagree with the body (-32020), then a revision
     // not served (-32022).
     const meta = readModernMeta(params);
-    if (origin.httpRequest) {
+    if (origin.facts.kind === 'streamable-http' || origin.facts.kind === 'sse') {
       const tool =
         request.method === 'tools/call' && typeof params.name === 'string'
           ? this.registry.tool(params.name)
           : undefined;
-      checkModernHeaders(request, meta.revision, origin.httpRequest.headers, tool?.headerParams ?? []);
+      checkModernHeaders(request, meta.revision, origin.facts.headers, tool?.headerParams ?? []);
     }
     checkRevision(meta.revision, this.modern, this.supported);
     const codec = this.codec!; // the revision check passed, so the modern era is served and has its codec
@@ -79,7 +79,7 @@ export class ModernEra implements EraEngine {
       (binding ??= {
         method: request.method,
         digest: RequestStateCodec.digest(params),
-        principal: this.options.requestState?.principal?.(origin.httpRequest),
+        principal: this.options.requestState?.principal?.(origin.facts),
       });
     const round =
       mrtr && params.requestState !== undefined
@@ -108,7 +108,7 @@ export class ModernEra implements EraEngine {
           protocolVersion: meta.revision,
           session: origin.session,
           stream: origin.stream,
-          httpRequest: origin.httpRequest,
+          transport: origin.facts,
           cancellation,
           meta: metaOf(request),
           input: input ?? new NoInput(request.method),

@@ -65,7 +65,7 @@ describe('LegacySseHandler', () => {
       'two',
       { done: true },
     ]);
-    expect(endpoint.received.at(-1)!.origin.transport).toBe('sse');
+    expect(endpoint.received.at(-1)!.origin.facts.kind).toBe('sse');
   });
 
   it('dispatches every message of a batch', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, classifyMessage, isKnownRevision } from '@conduit-mcp/core';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
+import { httpTransportFacts } from './http-transport.facts';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
 import { McpSession } from '../../session/mcp-session';
 import { dispatchMessage } from './endpoint.dispatch';
@@ -96,7 +97,11 @@ export class LegacySseHandler {
       return sendError(res, 400, 'Invalid Request: empty batch', { code: ErrorCode.InvalidRequest });
     session.touch();
     sendEmpty(res, 202);
-    const origin: DispatchOrigin = { session, transport: 'sse', stream: session.outbound, httpRequest: req };
+    const origin: DispatchOrigin = {
+      session,
+      stream: session.outbound,
+      facts: httpTransportFacts('sse', req, undefined),
+    };
     for (const message of messages) {
       // The response waits one turn of the event loop so it does not share a network read with the notifications
       // just sent: the official SDK client dispatches every event of a read at once and handles notifications a

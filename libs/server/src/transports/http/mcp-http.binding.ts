@@ -6,6 +6,7 @@ import { MCP_MODULE_OPTIONS } from '../../mcp.module-definition';
 import { McpServer } from '../../mcp.server';
 import { InMemoryEventStore } from './event.store';
 import { mountOnExpress, mountOnHttpServer } from './http-mount';
+import { claimHttpPaths } from './http-path.claims';
 import { LegacySseHandler } from './legacy-sse.handler';
 import { resolveHttpOptions } from './http-options';
 import { StreamableHttpHandler } from './streamable-http.handler';
@@ -19,6 +20,7 @@ import { StreamableHttpHandler } from './streamable-http.handler';
 export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpHttp');
   private unmount: (() => void) | undefined;
+  private releasePaths: (() => void) | undefined;
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
@@ -33,6 +35,7 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
     const streamable = new StreamableHttpHandler(this.server, http, new InMemoryEventStore());
     const legacy = http.legacySse ? new LegacySseHandler(this.server, http) : undefined;
     const paths = [http.path, ...(http.legacySse ? [http.legacySse.ssePath, http.legacySse.messagePath] : [])];
+    this.releasePaths = claimHttpPaths(adapter.getHttpServer() as object, this.options.name, paths);
     const serve = (req: IncomingMessage, res: ServerResponse, body?: unknown) => {
       const path = (req.url ?? '/').split('?', 1)[0];
       if (path === http.path) void streamable.handle(req, res, body);
@@ -58,6 +61,7 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
 
   onApplicationShutdown(): void {
     this.unmount?.();
+    this.releasePaths?.();
     this.server.markListening('streamable-http', false);
     this.server.markListening('sse', false);
   }

@@ -267,8 +267,9 @@ describe('StreamableHttpHandler', () => {
       expect(res.json).toEqual({ jsonrpc: '2.0', id: 'a', result: { echo: { x: 1 } } });
       expect(session.lastActivity).toBeGreaterThan(0);
       const { origin } = endpoint.received.at(-1)!;
-      expect(origin).toMatchObject({ session, transport: 'streamable-http' });
-      expect(origin.httpRequest).toBeDefined();
+      expect(origin).toMatchObject({ session, facts: { kind: 'streamable-http' } });
+      expect(origin.facts.headers['mcp-session-id']).toBe(sessionId);
+      expect(origin.facts.raw).toBeDefined();
     });
 
     it('answers notifications and responses 202 with no body', async () => {

@@ -7,7 +7,7 @@ import {
   JsonRpcId,
   JsonRpcResponse,
   LEGACY_REVISIONS,
-  META_PROTOCOL_VERSION,
+  namesModernRevision,
   MODERN_REVISIONS,
   classifyMessage,
   errorResponse,
@@ -16,6 +16,7 @@ import {
   isModernRevision,
 } from '@conduit-mcp/core';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
+import { httpTransportFacts } from './http-transport.facts';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
 import { McpSession } from '../../session/mcp-session';
 import { EventReplay, EventStore, InMemoryEventStore } from './event.store';
@@ -178,27 +179,17 @@ export class StreamableHttpHandler {
     exchange: Exchange,
   ): Promise<void> {
     const { session } = exchange;
+    const facts = httpTransportFacts('streamable-http', req, exchange.modern ? 'modern' : undefined);
     try {
       if (messages.every((message) => message.kind === 'notification' || message.kind === 'response')) {
-        const origin: DispatchOrigin = {
-          session,
-          transport: 'streamable-http',
-          httpRequest: req,
-          era: exchange.modern ? 'modern' : undefined,
-        };
+        const origin: DispatchOrigin = { session, facts };
         for (const message of messages) await dispatchMessage(this.endpoint, message, origin);
         return sendEmpty(res, 202, exchange.headers(false));
       }
       const reply = new PostReply(() => this.openReplyStream(res, exchange), exchange.resumable);
       // Nothing can resume a transient session's stream, so losing the client cancels its requests.
       if (!exchange.resumable) res.on('close', () => !reply.closed && session.close());
-      const origin: DispatchOrigin = {
-        session,
-        transport: 'streamable-http',
-        stream: reply,
-        httpRequest: req,
-        era: exchange.modern ? 'modern' : undefined,
-      };
+      const origin: DispatchOrigin = { session, stream: reply, facts };
       const take = (response: JsonRpcResponse | undefined): JsonRpcResponse | undefined => {
         if (response) {
           exchange.onResponse?.(response);
@@ -368,11 +359,10 @@ function statelessSession(version: string | undefined): McpSession {
 // A modern-era request: the version header names a modern revision, or a message names its revision in `_meta`.
 function isModern(messages: ClassifiedMessage[], version: string | undefined): boolean {
   if (isModernRevision(version)) return true;
-  return messages.some((message) => {
-    if (message.kind !== 'request' && message.kind !== 'notification') return false;
-    const meta = message.message.params?._meta;
-    return typeof meta === 'object' && meta !== null && META_PROTOCOL_VERSION in meta;
-  });
+  return messages.some(
+    (message) =>
+      (message.kind === 'request' || message.kind === 'notification') && namesModernRevision(message.message.params),
+  );
 }
 
 function modernStatus(response: JsonRpcResponse): number {

@@ -31,7 +31,16 @@ const noLibSubpaths = {
 
 module.exports = tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', 'coverage/**', 'results/**', 'bench/results/**', '.cache/**'],
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'coverage/**',
+      'results/**',
+      'bench/results/**',
+      'bench/.build/**',
+      'bench/.baseline/**',
+      '.cache/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

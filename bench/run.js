@@ -11,6 +11,7 @@ const { load } = require('./lib/load');
 const { servers, listScenarios, CONCURRENCY } = require('./lib/scenarios');
 const report = require('./lib/report');
 const { buildServers } = require('./lib/build');
+const { prepareBaseline, baselineServers } = require('./lib/baseline');
 
 // Sections, in the order they run (each: bench/sections/<id>.js).
 const SECTIONS = ['stdio', 'client', 'payloads', 'mrtr', 'coldstart', 'sessions', 'rss'];
@@ -20,6 +21,8 @@ const quick = argv.includes('--quick');
 // --check: exit 1 when a scenario of this project or a section could not be measured (a smoke check for CI).
 const check = argv.includes('--check');
 const only = (argv.find((a) => a.startsWith('--only=')) || '').slice(7).split(',').filter(Boolean);
+// --baseline=<commit>: also measure this project's server at that commit, side by side (rows `baseline-*`).
+const baselineRef = (argv.find((a) => a.startsWith('--baseline=')) || '').slice(11);
 const WARMUP = quick ? 1 : 2;
 const DURATION = quick ? 2 : 10;
 
@@ -58,7 +61,7 @@ function available(mod) {
 
 /** Starts a server and prepares its request: legacy session, correctness probe, warm-up. */
 async function prepare(spec, method) {
-  const started = await startServer(spec.file, spec.env);
+  const started = await startServer(spec.file, spec.env, undefined, spec.serversDir);
   try {
     const url = `http://127.0.0.1:${started.port}/mcp`;
     const sessionId = spec.era === 'legacy' && !spec.sessionless ? await openLegacySession(url) : undefined;
@@ -140,11 +143,15 @@ async function main() {
   log('compiling the TypeScript servers into bench/.build');
   buildServers();
   const pick = (s) => !only.length || only.includes(s.id);
-  const present = servers.filter(pick).filter((spec) => {
-    if (!spec.requires || available(spec.requires)) return true;
-    result.skipped.push({ id: spec.id, reason: `${spec.requires} is not installed` });
-    return false;
-  });
+  const candidates = [...servers];
+  if (baselineRef) candidates.push(...baselineServers(prepareBaseline(baselineRef, log)));
+  const present = candidates
+    .filter((s) => pick(s) || s.group === 'baseline')
+    .filter((spec) => {
+      if (!spec.requires || available(spec.requires)) return true;
+      result.skipped.push({ id: spec.id, reason: `${spec.requires} is not installed` });
+      return false;
+    });
   result.rows.push(...(await measureSideBySide(present, 'tools/call', CONCURRENCY, result.skipped)));
   const lists = listScenarios.filter(pick).map((spec) => ({ ...spec, group: 'self' }));
   if (lists.length) result.lists.push(...(await measureSideBySide(lists, 'tools/list', [16], result.skipped)));

@@ -4,13 +4,14 @@
 // Usage: node scripts/conformance.js [requirements...]
 //   no argument: every requirement set, 2025-11-25 (legacy era) then 2026-07-28 (modern era);
 //   or name one or more sets (`node scripts/conformance.js 2025-11-25`), or CONFORMANCE_REQUIREMENTS=a,b.
-// Builds the fixture and the client, starts the fixture once on a free port, runs the server suite once per set,
-// stops the fixture, then runs the client suite once per set with conformance/client-expected-failures.yml (the
-// auth/* scenarios: client OAuth is not implemented yet). Prints `conformance <set>: N/M scored scenarios passed` and
+// Builds the fixture and the client; for each HTTP adapter (Express, then Fastify: HTTP_ADAPTER of the fixture)
+// starts the fixture on a free port, runs the server suite once per set and stops the fixture; then runs the client
+// suite once per set with conformance/client-expected-failures.yml (the auth/* scenarios: client OAuth is not
+// implemented yet). Prints `conformance <set>: N/M scored scenarios passed` and
 // `conformance client <set>: N/M scored scenarios passed` per set, and exits 0 only when every run of the suite exited
 // 0, every scored server scenario passed and every scored client scenario outside auth/* passed.
-// Results: results/conformance/<set>/ (server), results/conformance/client/<set>/ (client); fixture log:
-// results/conformance/server.log.
+// Results: results/conformance/<adapter>/<set>/ (server), results/conformance/client/<set>/ (client); fixture logs:
+// results/conformance/server-<adapter>.log.
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -19,6 +20,10 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
 const ALL_SETS = ['2025-11-25', '2026-07-28'];
+// The HTTP adapters the server scenarios run over (CONFORMANCE_ADAPTERS=express to run one).
+const ADAPTERS = process.env.CONFORMANCE_ADAPTERS?.split(',')
+  .map((adapter) => adapter.trim())
+  .filter(Boolean) ?? ['express', 'fastify'];
 const requirementSets =
   process.argv.length > 2
     ? process.argv.slice(2)
@@ -76,11 +81,11 @@ function build(app) {
   if (built.status !== 0) throw new Error(`nest build ${app} failed (exit ${built.status ?? built.signal})`);
 }
 
-function startServer(port, logFile) {
+function startServer(port, logFile, adapter) {
   const log = fs.openSync(logFile, 'w');
   server = spawn(process.execPath, [path.join(root, 'scripts', 'start-app.js'), 'conformance'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, PORT: String(port), HTTP_ADAPTER: adapter },
     stdio: ['ignore', log, log],
     detached: true, // its own process group, so the app it spawns is stopped with it
   });
@@ -181,9 +186,11 @@ function resultsDirFor(...parts) {
 }
 
 /** Runs one requirement set against the running fixture; resolves with its verdict line and whether it passed. */
-async function runServerSet(url, requirements, required) {
-  const resultsDir = resultsDirFor(requirements);
-  console.error(`\nRunning requirement set ${requirements} (${required.length} scored server scenarios)…`);
+async function runServerSet(url, requirements, required, adapter) {
+  const resultsDir = resultsDirFor(adapter, requirements);
+  console.error(
+    `\nRunning requirement set ${requirements} on ${adapter} (${required.length} scored server scenarios)…`,
+  );
   const run = await runSuite(['server', '--url', url, '--requirements', requirements, '-o', resultsDir]);
   if (stopping) return undefined; // interrupted: no verdict
   const results = parseSummary(run.output, '=== SUMMARY ===');
@@ -191,12 +198,13 @@ async function runServerSet(url, requirements, required) {
   const failing = required.filter((name) => results.has(name) && !results.get(name));
   const passed = required.length - missing.length - failing.length;
   const notes = [];
-  if (failing.length) notes.push(`failing scored scenarios (${requirements}): ${failing.join(', ')}`);
-  if (missing.length) notes.push(`scored scenarios missing from the summary (${requirements}): ${missing.join(', ')}`);
-  if (run.code !== 0) notes.push(`the suite exited with ${run.signal ?? run.code} (${requirements})`);
+  const set = `${requirements}, ${adapter}`;
+  if (failing.length) notes.push(`failing scored scenarios (${set}): ${failing.join(', ')}`);
+  if (missing.length) notes.push(`scored scenarios missing from the summary (${set}): ${missing.join(', ')}`);
+  if (run.code !== 0) notes.push(`the suite exited with ${run.signal ?? run.code} (${set})`);
   return {
     notes,
-    verdict: `conformance ${requirements}: ${passed}/${required.length} scored scenarios passed`,
+    verdict: `conformance ${requirements} (${adapter}): ${passed}/${required.length} scored scenarios passed`,
     ok: run.code === 0 && passed === required.length,
   };
 }
@@ -262,19 +270,24 @@ async function main() {
   fs.mkdirSync(resultsRoot, { recursive: true });
   build('conformance');
   build('conformance-client');
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}/mcp`;
-  const logFile = path.join(resultsRoot, 'server.log');
-  startServer(port, logFile);
-  console.error(`Started the fixture (pid ${server.pid}) on port ${port}; log: ${path.relative(root, logFile)}`);
-  await waitUntilServing(url);
   const outcomes = [];
-  for (const [requirements, required] of scored) {
-    const outcome = await runServerSet(url, requirements, required.server);
-    if (!outcome) return 1; // interrupted
-    outcomes.push(outcome);
+  // The fixture serves every server scenario once per HTTP adapter, with the same AppModule.
+  for (const adapter of ADAPTERS) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const logFile = path.join(resultsRoot, `server-${adapter}.log`);
+    startServer(port, logFile, adapter);
+    console.error(
+      `Started the fixture on ${adapter} (pid ${server.pid}) on port ${port}; log: ${path.relative(root, logFile)}`,
+    );
+    await waitUntilServing(url);
+    for (const [requirements, required] of scored) {
+      const outcome = await runServerSet(url, requirements, required.server, adapter);
+      if (!outcome) return 1; // interrupted
+      outcomes.push(outcome);
+    }
+    await stopServer(); // the client scenarios bring their own servers
   }
-  await stopServer(); // the client scenarios bring their own servers
   for (const [requirements, required] of scored) {
     const outcome = await runClientSet(requirements, required.client);
     if (!outcome) return 1; // interrupted

@@ -1,5 +1,6 @@
 import { startDemoServer, RunningServer } from './support/demo-server';
 import { WireSchema } from './support/wire-schema';
+import { HTTP_ADAPTERS } from './support/http-adapters';
 
 const JSON_AND_SSE = 'application/json, text/event-stream';
 const INIT = {
@@ -10,11 +11,11 @@ const INIT = {
 };
 
 /** The HTTP envelope of the demo server: status codes, headers and JSON-RPC error bodies, over real sockets. */
-describe('Streamable HTTP envelope', () => {
+describe.each(HTTP_ADAPTERS)('Streamable HTTP envelope (%s)', (adapter) => {
   let server: RunningServer;
 
   beforeAll(async () => {
-    server = await startDemoServer();
+    server = await startDemoServer({}, adapter);
   });
 
   afterAll(async () => {

@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpModule, McpTool } from '@conduit-mcp/server';
 import type { NextFunction, Request, Response } from 'express';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 
 @Injectable()
 class Tools {
@@ -116,5 +117,54 @@ describe('mounting the HTTP transport', () => {
       await first.close();
       await second.close();
     }
+  });
+
+  it("as Fastify routes, lets the app's Fastify hooks see MCP requests; the transport reads the body itself", async () => {
+    @Module({
+      imports: [McpModule.forRoot({ name: 'fastify', version: '1', http: { mount: 'fastify', bodyLimit: 1024 } })],
+      providers: [Tools],
+    })
+    class FastifyMounted {}
+    const app = await NestFactory.create<NestFastifyApplication>(FastifyMounted, new FastifyAdapter(), {
+      logger: false,
+    });
+    const seen: string[] = [];
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .addHook('onRequest', (request, _reply, done) => {
+        seen.push(`${request.method} ${request.url}`);
+        done();
+      });
+    await app.listen(0, '127.0.0.1');
+    const base = await app.getUrl();
+    try {
+      expect(await listTools(`${base}/mcp`)).toEqual(['everywhere']);
+      expect(seen).toEqual(expect.arrayContaining(['POST /mcp']));
+      // Over the server's own limit: its JSON-RPC error, not Fastify's.
+      const tooBig = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(4096) } }),
+      });
+      expect(tooBig.status).toBe(413);
+      expect(((await tooBig.json()) as { jsonrpc: string }).jsonrpc).toBe('2.0');
+      expect((await fetch(`${base}/elsewhere`)).status).toBe(404);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses at start-up a mount that does not fit the adapter', async () => {
+    @Module({
+      imports: [McpModule.forRoot({ name: 'misfit', version: '1', http: { mount: 'express' } })],
+      providers: [Tools],
+    })
+    class Misfit {}
+    const app = await NestFactory.create(Misfit, new FastifyAdapter(), { logger: false, abortOnError: false });
+    await expect(app.listen(0, '127.0.0.1')).rejects.toThrow(
+      `MCP server "misfit": http.mount 'express' needs the Express adapter, but the app runs on fastify`,
+    );
+    await app.close();
   });
 });

@@ -2,12 +2,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { answeringClient } from './support/sdk-client';
 import { startDemoServer, RunningServer } from './support/demo-server';
 import { interopScenarios } from './support/interop.scenarios';
+import { HTTP_ADAPTERS } from './support/http-adapters';
 
-describe('Streamable HTTP, stateless mode, with the official SDK 1.x client', () => {
+describe.each(HTTP_ADAPTERS)('Streamable HTTP, stateless mode, with the official SDK 1.x client (%s)', (adapter) => {
   let server: RunningServer;
 
   beforeAll(async () => {
-    server = await startDemoServer({ sessionMode: 'stateless' });
+    server = await startDemoServer({ sessionMode: 'stateless' }, adapter);
   });
 
   afterAll(async () => {

@@ -2,12 +2,13 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { answeringClient } from './support/sdk-client';
 import { startDemoServer, RunningServer } from './support/demo-server';
 import { interopScenarios } from './support/interop.scenarios';
+import { HTTP_ADAPTERS } from './support/http-adapters';
 
-describe('HTTP+SSE (2024-11-05 transport), with the official SDK 1.x client', () => {
+describe.each(HTTP_ADAPTERS)('HTTP+SSE (2024-11-05 transport), with the official SDK 1.x client (%s)', (adapter) => {
   let server: RunningServer;
 
   beforeAll(async () => {
-    server = await startDemoServer();
+    server = await startDemoServer({}, adapter);
   });
 
   afterAll(async () => {

@@ -18,10 +18,13 @@ function hasTaskset() {
 }
 const pinning = hasTaskset();
 
-/** Starts `bench/servers/<file>`; resolves { child, pid, port } once it printed READY. */
-function startServer(file, env = {}, timeoutMs = 60_000) {
+/**
+ * Starts `bench/servers/<file>` (or `<serversDir>/<file>`: a baseline's); resolves { child, pid, port } once it
+ * printed READY.
+ */
+function startServer(file, env = {}, timeoutMs = 60_000, serversDir = undefined) {
   // TypeScript servers run compiled (bench/.build, see lib/build.js) through boot.js.
-  const servers = path.join(root, 'bench', 'servers');
+  const servers = serversDir ?? path.join(root, 'bench', 'servers');
   const script = file.endsWith('.ts') ? [path.join(servers, 'boot.js'), file.slice(0, -3)] : [path.join(servers, file)];
   // BENCH_NODE_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=bench/profiles") goes to every server's node.
   const nodeArgs = [...(process.env.BENCH_NODE_FLAGS || '').split(' ').filter(Boolean), ...script];

@@ -53,6 +53,22 @@ function httpTargets(rows, lists) {
       met: value != null && value <= bestPeerP99,
     });
   }
+  // With --baseline: each era at concurrency 16 against the same server at the baseline commit, in this run.
+  for (const [id, name] of [
+    ['conduit-modern', 'modern'],
+    ['conduit-legacy', 'legacy'],
+  ]) {
+    const base = row(`baseline-${name}`, 16);
+    if (!base) continue;
+    const r = row(id, 16);
+    const value = r ? mean(r.runs) / mean(base.runs) : null;
+    targets.push({
+      target: `tools/call ${name} ≥ 0.95 × the baseline commit at concurrency 16`,
+      value,
+      threshold: 0.95,
+      met: value != null && value >= 0.95,
+    });
+  }
   const five = lists.find((l) => l.id === 'conduit-list-5');
   const fifty = lists.find((l) => l.id === 'conduit-list-50');
   const value = five && fifty ? mean(fifty.runs) / mean(five.runs) : null;

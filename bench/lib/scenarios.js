@@ -1,5 +1,6 @@
 'use strict';
-// The servers and what is sent to them. `group`: raw (the limit), self (this project), peer.
+// The servers and what is sent to them. `group`: raw (the limit), self (this project), peer, baseline (this project
+// at an earlier commit, with --baseline=<commit>).
 const CONCURRENCY = [1, 16, 64];
 
 const servers = [
@@ -12,6 +13,22 @@ const servers = [
     era: 'modern',
   },
   { id: 'conduit-legacy', label: 'conduit legacy (1 session)', group: 'self', file: 'conduit.ts', era: 'legacy' },
+  {
+    id: 'conduit-modern-fastify',
+    label: 'conduit modern on Fastify',
+    group: 'self',
+    file: 'conduit.ts',
+    env: { BENCH_ADAPTER: 'fastify' },
+    era: 'modern',
+  },
+  {
+    id: 'conduit-legacy-fastify',
+    label: 'conduit legacy on Fastify (1 session)',
+    group: 'self',
+    file: 'conduit.ts',
+    env: { BENCH_ADAPTER: 'fastify' },
+    era: 'legacy',
+  },
   {
     id: 'sdk-modern',
     label: 'SDK 2.x modern (createMcpHandler)',

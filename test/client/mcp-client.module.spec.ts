@@ -1,7 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable, Module, UseGuards } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { HealthCheckService, TerminusModule } from '@nestjs/terminus';
-import { McpServer } from '@conduit-mcp/server';
 import { startDemoServer, RunningServer } from '../support/demo-server';
 import {
   InjectMcpClient,
@@ -15,6 +14,7 @@ import {
   OnNotification,
   OnSampling,
 } from '../../libs/client/src/index';
+import { LiveSessions } from '../../libs/server/src/session/live-sessions';
 
 class OnlyAlice implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
@@ -131,7 +131,7 @@ describe('McpClientModule with decorated handlers, against the demo server over 
   it('opens a new legacy session when the server forgot the old one (HTTP 404)', async () => {
     await start('legacy');
     await client.ping();
-    const sessions = server.app.get(McpServer).sessions;
+    const sessions = server.app.get(LiveSessions);
     for (const session of [...sessions.values()]) sessions.delete(session.id);
     await expect(client.ping()).rejects.toMatchObject({ code: -32001 });
     await expect(client.ping()).resolves.toEqual({});

@@ -16,7 +16,7 @@ export class TestResources implements OnApplicationBootstrap, OnApplicationShutd
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => {
       this.revision++;
-      this.server.notifyResourceUpdated(WATCHED_URI);
+      void this.server.notifyResourceUpdated(WATCHED_URI);
     }, WATCHED_INTERVAL_MS).unref();
   }
 

@@ -14,6 +14,7 @@ export {
   ErrorCode,
   McpError,
   errorResponse,
+  httpHintOf,
   internalError,
   invalidParams,
   invalidRequest,
@@ -22,6 +23,7 @@ export {
   resourceNotFound,
   serverError,
 } from './jsonrpc/jsonrpc.errors';
+export type { McpErrorHttpHint, McpErrorOptions } from './jsonrpc/jsonrpc.errors';
 export { classifyMessage, isJsonRpcId, parseJson } from './jsonrpc/jsonrpc.classifier';
 export type { ClassifiedMessage, ParsedJson } from './jsonrpc/jsonrpc.classifier';
 export {

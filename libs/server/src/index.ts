@@ -21,10 +21,14 @@ export {
 export type { McpContextType } from './mcp.constants';
 export type {
   McpCacheHint,
+  McpCorsOptions,
   McpHttpOptions,
   McpModuleOptions,
   McpRequestStateOptions,
 } from './interfaces/mcp-module-options.interface';
+export { McpAuthenticator } from './auth/mcp-authenticator.interface';
+export type { McpAuthResult } from './auth/mcp-authenticator.interface';
+export type { McpAuthInfo } from './auth/mcp-auth-info.interface';
 export { McpTool } from './decorators/mcp-tool.decorator';
 export type { McpToolOptions } from './decorators/mcp-tool.decorator';
 export { McpResource } from './decorators/mcp-resource.decorator';
@@ -42,16 +46,42 @@ export type { McpInput } from './context/mcp-input.interface';
 export { McpToolError } from './errors/mcp-tool.error';
 export { McpAbortedError } from './errors/mcp-aborted.error';
 export { McpHealthIndicator } from './health/mcp.health';
-export { MCP_CHANNELS, McpTelemetry } from './telemetry/mcp.telemetry';
-export type { McpCancelledEvent, McpHandlerEvent, McpOutcome, McpRequestEvent } from './telemetry/mcp.telemetry';
-export { McpDeclarationError, McpRegistry } from './registry/mcp.registry';
+export { MCP_CHANNELS } from './telemetry/mcp.channels';
+export type {
+  McpCancelledEvent,
+  McpHandlerEvent,
+  McpHandlerKind,
+  McpHandlerTrace,
+  McpOutcome,
+  McpRequestEvent,
+} from './telemetry/mcp.channels';
+export { McpTelemetry } from './telemetry/mcp.telemetry';
+export { McpTelemetryInterceptor } from './telemetry/mcp-telemetry.interceptor';
+export { McpDeclarationError } from './registry/mcp.registry';
+export type { McpCatalog, McpCatalogEntry } from './registry/registry.types';
 export type { CompletionRef } from './registry/mcp.registry';
-export { McpSession } from './session/mcp-session';
-export { InMemorySessionStore } from './session/session.store';
-export type { SessionStore } from './session/session.store';
-export type { MessageSink } from './session/message-sink.interface';
-export type { DispatchOrigin } from './dispatch/dispatch-origin.interface';
+export { InMemorySessionStore } from './session/in-memory-session.store';
+export type { InMemorySessionStoreOptions } from './session/in-memory-session.store';
+export { SessionStore } from './session/session.store';
+export type { SessionCreation } from './session/session.store';
+export type { SessionRecord, SessionRecordChanges } from './session/session-record';
 export type { TransportFacts, TransportHeaders, TransportKind } from './dispatch/transport-facts.interface';
-export type { McpEndpoint } from './dispatch/mcp-endpoint.interface';
 export { McpStdio } from './transports/stdio/mcp-stdio';
 export type { McpStdioOptions } from './transports/stdio/mcp-stdio';
+export { McpEventBus } from './events/mcp-event.bus';
+export type { McpBusEvent, McpBusListener } from './events/mcp-event.bus';
+export { InMemoryEventBus } from './events/in-memory-event.bus';
+export { TaskStore, TERMINAL_TASK_STATUSES } from './tasks/task.store';
+export type { McpTaskStatus, TaskChanges, TaskPage, TaskRecord } from './tasks/task.store';
+export { InMemoryTaskStore } from './tasks/in-memory-task.store';
+export type { InMemoryTaskStoreOptions } from './tasks/in-memory-task.store';
+export { sessionStoreContract } from './testing/session-store.contract';
+export type { SessionStoreCase } from './testing/session-store.contract';
+export { eventBusContract } from './testing/event-bus.contract';
+export type { EventBusCase } from './testing/event-bus.contract';
+export { taskStoreContract } from './testing/task-store.contract';
+export type { TaskStoreCase } from './testing/task-store.contract';
+export { EventStore, InMemoryEventStore } from './transports/http/event.store';
+export type { EventReplay, InMemoryEventStoreOptions, StoredEvent } from './transports/http/event.store';
+export { eventStoreContract } from './testing/event-store.contract';
+export type { EventStoreCase } from './testing/event-store.contract';

@@ -20,6 +20,8 @@ import { ToolMethods } from './methods/tool.methods';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE } from './mcp.module-definition';
 import { getMcpServerToken } from './mcp-server.token';
 import { McpServer } from './mcp.server';
+import { McpServerHost } from './mcp-server.host';
+import { MCP_STATE_PROVIDERS } from './mcp.providers';
 import { McpRegistry } from './registry/mcp.registry';
 import { McpTelemetry } from './telemetry/mcp.telemetry';
 import { McpHttpBinding } from './transports/http/mcp-http.binding';
@@ -33,6 +35,7 @@ import { McpHttpBinding } from './transports/http/mcp-http.binding';
   imports: [DiscoveryModule],
   providers: [
     McpServer,
+    McpServerHost,
     McpRegistry,
     McpExplorer,
     McpHandlerFactory,
@@ -52,6 +55,7 @@ import { McpHttpBinding } from './transports/http/mcp-http.binding';
     McpHealthIndicator,
     McpHttpBinding,
     { provide: SchemaValidator, useFactory: () => new SchemaValidator() },
+    ...MCP_STATE_PROVIDERS,
   ],
   exports: [McpServer, McpHealthIndicator],
 })

@@ -61,7 +61,7 @@ export class NotesResources {
   add(@McpArgs() args: AddNoteArgs) {
     const note = this.notes.add(args.title, args.body);
     if (!note) throw new McpToolError(`The notebook is full (${NotesService.MAX_NOTES} notes)`);
-    this.server.notifyResourceUpdated(INDEX_URI);
+    void this.server.notifyResourceUpdated(INDEX_URI);
     return {
       content: [
         { type: 'resource_link', uri: `notes://notes/${note.id}`, name: note.title, mimeType: 'text/markdown' },
@@ -89,7 +89,7 @@ export class NotesResources {
     });
     if (answer.action !== 'accept' || answer.content?.confirm !== true) return 'Kept the note.';
     this.notes.delete(args.id);
-    this.server.notifyResourceUpdated(INDEX_URI);
+    void this.server.notifyResourceUpdated(INDEX_URI);
     return `Deleted the note "${note.title}".`;
   }
 }

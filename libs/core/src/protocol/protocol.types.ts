@@ -21,6 +21,12 @@ export interface Implementation {
 
 export type Meta = Record<string, unknown>;
 
+/** What every result may carry besides its own fields (`_meta`, and fields of later revisions or extensions). */
+export interface ResultFields {
+  _meta?: Meta;
+  [key: string]: unknown;
+}
+
 export const LOGGING_LEVELS = [
   'debug',
   'info',
@@ -117,7 +123,7 @@ export type ContentBlock =
       _meta?: Meta;
     };
 
-export interface CallToolResult {
+export interface CallToolResult extends ResultFields {
   content: ContentBlock[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
@@ -147,7 +153,7 @@ export interface ResourceTemplate {
   _meta?: Meta;
 }
 
-export interface ReadResourceResult {
+export interface ReadResourceResult extends ResultFields {
   contents: ResourceContents[];
   _meta?: Meta;
 }
@@ -173,18 +179,18 @@ export interface PromptMessage {
   content: ContentBlock;
 }
 
-export interface GetPromptResult {
+export interface GetPromptResult extends ResultFields {
   description?: string;
   messages: PromptMessage[];
   _meta?: Meta;
 }
 
-export interface CompleteResult {
+export interface CompleteResult extends ResultFields {
   completion: { values: string[]; total?: number; hasMore?: boolean };
   _meta?: Meta;
 }
 
-export interface InitializeResult {
+export interface InitializeResult extends ResultFields {
   protocolVersion: string;
   capabilities: ServerCapabilities;
   serverInfo: Implementation;

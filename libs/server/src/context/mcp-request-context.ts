@@ -8,103 +8,115 @@ import {
   LoggingLevel,
   Meta,
 } from '@conduit-mcp/core';
-import { McpSession } from '../session/mcp-session';
+import type { McpAuthInfo } from '../auth/mcp-auth-info.interface';
 import { TransportFacts } from '../dispatch/transport-facts.interface';
-import { MessageSink } from '../session/message-sink.interface';
-import { RequestCancellation } from '../session/request-cancellation';
 import { McpInput } from './mcp-input.interface';
+import { McpInvocation, McpInvocationInit, McpInvocationTarget } from './mcp-invocation';
 import { McpRequestState } from './mcp-request-state';
 
-/** What the dispatcher knows about a request when it builds its context. */
-export interface McpRequestContextInit {
-  server: string;
-  method: string;
-  requestId: JsonRpcId;
-  era: Era;
-  protocolVersion: string;
-  session: McpSession;
-  stream: MessageSink | undefined;
-  transport: TransportFacts;
-  cancellation: RequestCancellation;
-  meta: Meta;
-  input: McpInput;
-  state: McpRequestState;
-  clientInfo: Implementation | undefined;
-  clientCapabilities: ClientCapabilities;
-  /** The least severe level sent to the client right now; null sends nothing. */
-  logThreshold: () => LoggingLevel | null;
-}
+/** What an era engine knows about a request when it builds its context (the init of its {@link McpInvocation}). */
+export type McpRequestContextInit = McpInvocationInit;
 
-/** The context of one MCP request, handed to handlers through `@McpCtx()` and to guards and interceptors. */
+/**
+ * The context of one MCP request, handed to handlers through `@McpCtx()` and to guards and interceptors: a view over
+ * the request's {@link McpInvocation}.
+ */
 export class McpRequestContext {
+  private readonly invocation: McpInvocation;
+  private lastProgress = -Infinity;
+
+  constructor(invocation: McpInvocation | McpRequestContextInit) {
+    this.invocation = invocation instanceof McpInvocation ? invocation : new McpInvocation(invocation);
+  }
+
   /** Server name (`McpModule.forRoot({ name })`). */
-  readonly server: string;
+  get server(): string {
+    return this.invocation.server;
+  }
+
   /** The JSON-RPC method: `tools/call`, `resources/read`, `prompts/get`, `tools/list`… */
-  readonly method: string;
-  readonly requestId: JsonRpcId;
-  readonly era: Era;
+  get method(): string {
+    return this.invocation.method;
+  }
+
+  get requestId(): JsonRpcId {
+    return this.invocation.id;
+  }
+
+  get era(): Era {
+    return this.invocation.era;
+  }
+
   /** The protocol revision in force for this request. */
-  readonly protocolVersion: string;
+  get protocolVersion(): string {
+    return this.invocation.protocolVersion;
+  }
+
   /** The request's `params._meta`, as the client sent it. */
-  readonly meta: Meta;
+  get meta(): Meta {
+    return this.invocation.meta;
+  }
+
   /** What the transport knows of the exchange that carried the request: kind, headers, Origin. */
-  readonly transport: TransportFacts;
+  get transport(): TransportFacts {
+    return this.invocation.transport;
+  }
+
   /** Questions to the client: elicitation, sampling, roots. */
-  readonly input: McpInput;
+  get input(): McpInput {
+    return this.invocation.input;
+  }
+
   /**
    * Data kept across the rounds of a modern-era multi round-trip request (sealed into `requestState`); JSON values.
    */
-  readonly state: McpRequestState;
-  /** Who the client says it is (legacy: from `initialize`; modern: from this request's `_meta`). */
-  readonly clientInfo: Implementation | undefined;
-  /** What the client can do (legacy: from `initialize`; modern: from this request's `_meta`, never inferred). */
-  readonly clientCapabilities: ClientCapabilities;
-  /** The tool, resource or prompt this request addresses, once the dispatcher resolved it. */
-  target: { kind: 'tool' | 'resource' | 'prompt' | 'completion'; name: string } | undefined;
-
-  private readonly session: McpSession;
-  private readonly cancellation: RequestCancellation;
-  private readonly stream: MessageSink | undefined;
-  private readonly logThreshold: () => LoggingLevel | null;
-  private lastProgress = -Infinity;
-
-  constructor(init: McpRequestContextInit) {
-    this.server = init.server;
-    this.method = init.method;
-    this.requestId = init.requestId;
-    this.era = init.era;
-    this.protocolVersion = init.protocolVersion;
-    this.session = init.session;
-    this.stream = init.stream;
-    this.transport = init.transport;
-    this.cancellation = init.cancellation;
-    this.meta = init.meta;
-    this.input = init.input;
-    this.state = init.state;
-    this.clientInfo = init.clientInfo;
-    this.clientCapabilities = init.clientCapabilities;
-    this.logThreshold = init.logThreshold;
+  get state(): McpRequestState {
+    return this.invocation.state;
   }
 
-  /** Aborted when the client cancels the request, the session ends, or the server shuts down. */
+  /** Who the client says it is (legacy: from `initialize`; modern: from this request's `_meta`). */
+  get clientInfo(): Implementation | undefined {
+    return this.invocation.clientInfo;
+  }
+
+  /** What the client can do (legacy: from `initialize`; modern: from this request's `_meta`, never inferred). */
+  get clientCapabilities(): ClientCapabilities {
+    return this.invocation.clientCapabilities;
+  }
+
+  /** The tool, resource or prompt this request addresses, once the dispatcher resolved it. */
+  get target(): McpInvocationTarget | undefined {
+    return this.invocation.target;
+  }
+
+  set target(target: McpInvocationTarget | undefined) {
+    this.invocation.target = target;
+  }
+
   /** The HTTP request that carried the message, when the transport is HTTP (Streamable HTTP or HTTP+SSE). */
   get httpRequest(): IncomingMessage | undefined {
     const { kind, raw } = this.transport;
     return kind === 'streamable-http' || kind === 'sse' ? (raw as IncomingMessage | undefined) : undefined;
   }
 
+  /** Who made the request, as the HTTP transport's `McpAuthenticator` established it (`http.authenticator`). */
+  get auth(): McpAuthInfo | undefined {
+    return this.invocation.auth;
+  }
+
+  /** Aborted when the client cancels the request, the session ends, or the server shuts down. */
   get signal(): AbortSignal {
-    return this.cancellation.signal;
+    return this.invocation.signal;
   }
 
   /** Whether the request was cancelled: `signal.aborted`, without making the signal. */
   get cancelled(): boolean {
-    return this.cancellation.aborted;
+    return this.invocation.cancelled;
   }
 
   /** The session id (legacy era; a stateless or modern request has a throw-away one). */
   get sessionId(): string {
-    return this.session.id;
+    return this.invocation.session.id;
   }
 
   /**
@@ -127,7 +139,7 @@ export class McpRequestContext {
    * Useful before long waits. False where the stream cannot be resumed (stdio, stateless HTTP, older revisions).
    */
   closeSseStream(retryMs?: number): boolean {
-    return this.stream?.closeConnection?.(retryMs) ?? false;
+    return this.invocation.ownStream?.closeConnection?.(retryMs) ?? false;
   }
 
   /**
@@ -135,7 +147,7 @@ export class McpRequestContext {
    * `logging/setLevel` (every level until it sets one); modern, the level in this request's `_meta` (none without).
    */
   log(level: LoggingLevel, data: unknown, logger?: string): void {
-    const threshold = this.logThreshold();
+    const threshold = this.invocation.logThreshold();
     if (threshold === null || LOGGING_LEVELS.indexOf(level) < LOGGING_LEVELS.indexOf(threshold)) return;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
@@ -143,7 +155,11 @@ export class McpRequestContext {
   }
 
   private send(method: string, params: Record<string, unknown>): void {
-    const sink = this.stream ?? this.session.outbound;
-    sink?.send({ jsonrpc: '2.0', method, params });
+    this.invocation.notify(method, params);
   }
+}
+
+/** The invocation a context is a view of: for the server's own code (tasks, transports), not the public view. */
+export function invocationOf(ctx: McpRequestContext): McpInvocation {
+  return ctx['invocation'];
 }

@@ -1,12 +1,12 @@
 import { ClassifiedMessage, JsonRpcResponse } from '@conduit-mcp/core';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
-import { SessionStore } from '../session/session.store';
+import { LiveSessions } from '../session/live-sessions';
 import { DispatchOrigin } from './dispatch-origin.interface';
 
 /** What a transport needs of one MCP server: its options, its sessions, and the dispatcher's single entry point. */
 export interface McpEndpoint {
   readonly options: McpModuleOptions;
-  readonly sessions: SessionStore;
+  readonly sessions: LiveSessions;
   /**
    * Handles one incoming message (request, notification or response) and resolves with the response to send,
    * or undefined when there is none (notifications, responses, cancelled requests). Never rejects.

@@ -10,7 +10,7 @@ export interface McpRequestRoute {
   eras: readonly Era[];
   /** A server capability the method needs; without it the method is unknown (-32601). */
   capability?: keyof ServerCapabilities;
-  run(params: McpParams, ctx: McpRequestContext, origin: DispatchOrigin): Promise<Record<string, unknown>>;
+  run(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>>;
 }
 
 export interface McpNotificationRoute {

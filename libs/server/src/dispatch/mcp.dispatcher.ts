@@ -125,7 +125,7 @@ export class McpDispatcher {
       const ctx = plan.context(cancellation);
       let outcome: RouteOutcome;
       try {
-        outcome = { ok: true, result: await route.run(request.params ?? {}, ctx, origin) };
+        outcome = { ok: true, result: await route.run(request.params ?? {}, ctx) };
       } catch (error) {
         outcome = { ok: false, error };
       }

@@ -28,42 +28,36 @@ export class McpRoutes {
     subscriptions: SubscriptionMethods,
   ) {
     const routes: Array<[string, McpRoute]> = [
-      ['initialize', { kind: 'request', eras: LEGACY, run: (p, _c, o) => lifecycle.initialize(p, o) as never }],
+      ['initialize', { kind: 'request', eras: LEGACY, run: (p, c) => lifecycle.initialize(p, c) }],
       ['ping', { kind: 'request', eras: LEGACY, run: () => lifecycle.ping() }],
       [
         'logging/setLevel',
-        { kind: 'request', eras: LEGACY, capability: 'logging', run: (p, _c, o) => lifecycle.setLevel(p, o) },
+        { kind: 'request', eras: LEGACY, capability: 'logging', run: (p, c) => lifecycle.setLevel(p, c) },
       ],
       ['tools/list', { kind: 'request', eras: BOTH, capability: 'tools', run: (p, c) => tools.list(p, c) }],
-      ['tools/call', { kind: 'request', eras: BOTH, capability: 'tools', run: (p, c) => tools.call(p, c) as never }],
+      ['tools/call', { kind: 'request', eras: BOTH, capability: 'tools', run: (p, c) => tools.call(p, c) }],
       ['resources/list', { kind: 'request', eras: BOTH, capability: 'resources', run: (p, c) => resources.list(p, c) }],
       [
         'resources/templates/list',
         { kind: 'request', eras: BOTH, capability: 'resources', run: (p, c) => resources.listTemplates(p, c) },
       ],
-      [
-        'resources/read',
-        { kind: 'request', eras: BOTH, capability: 'resources', run: (p, c) => resources.read(p, c) as never },
-      ],
+      ['resources/read', { kind: 'request', eras: BOTH, capability: 'resources', run: (p, c) => resources.read(p, c) }],
       [
         'resources/subscribe',
-        { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c, o) => resources.subscribe(p, c, o) },
+        { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c) => resources.subscribe(p, c) },
       ],
       [
         'resources/unsubscribe',
-        { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c, o) => resources.unsubscribe(p, c, o) },
+        { kind: 'request', eras: LEGACY, capability: 'resources', run: (p, c) => resources.unsubscribe(p, c) },
       ],
       ['prompts/list', { kind: 'request', eras: BOTH, capability: 'prompts', run: (p, c) => prompts.list(p, c) }],
-      [
-        'prompts/get',
-        { kind: 'request', eras: BOTH, capability: 'prompts', run: (p, c) => prompts.get(p, c) as never },
-      ],
+      ['prompts/get', { kind: 'request', eras: BOTH, capability: 'prompts', run: (p, c) => prompts.get(p, c) }],
       [
         'completion/complete',
-        { kind: 'request', eras: BOTH, capability: 'completions', run: (p, c) => completions.complete(p, c) as never },
+        { kind: 'request', eras: BOTH, capability: 'completions', run: (p, c) => completions.complete(p, c) },
       ],
       ['server/discover', { kind: 'request', eras: MODERN, run: () => discover.discover() }],
-      ['subscriptions/listen', { kind: 'request', eras: MODERN, run: (p, c, o) => subscriptions.listen(p, c, o) }],
+      ['subscriptions/listen', { kind: 'request', eras: MODERN, run: (p, c) => subscriptions.listen(p, c) }],
       ['notifications/initialized', { kind: 'notification', eras: LEGACY, run: (p, o) => lifecycle.initialized(p, o) }],
       ['notifications/cancelled', { kind: 'notification', eras: BOTH, run: (p, o) => lifecycle.cancelled(p, o) }],
       ['notifications/roots/list_changed', { kind: 'notification', eras: LEGACY, run: () => undefined }],

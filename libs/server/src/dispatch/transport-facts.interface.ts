@@ -1,4 +1,5 @@
 import { Era } from '@conduit-mcp/core';
+import type { McpAuthInfo } from '../auth/mcp-auth-info.interface';
 
 /** Which transport a message came in on. */
 export type TransportKind = 'streamable-http' | 'sse' | 'stdio' | 'memory';
@@ -18,6 +19,8 @@ export interface TransportFacts {
   headers: TransportHeaders;
   /** The `Origin` header, when one was sent (and passed the transport's Origin check). */
   origin?: string;
+  /** Who made the request, as the HTTP transport's `McpAuthenticator` established it; undefined without one. */
+  auth?: McpAuthInfo;
   /**
    * The transport's own request object (`IncomingMessage` for HTTP), for user code only
    * (`McpRequestContext.httpRequest`); the protocol engine never reads it.

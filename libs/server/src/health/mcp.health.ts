@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { HealthIndicatorResult } from '@nestjs/terminus';
 import { healthIndicatorResult } from '@conduit-mcp/core';
-import { McpServer } from '../mcp.server';
+import { McpServer, hostOf } from '../mcp.server';
 
 /**
  * Terminus health indicator of an MCP server: up when its registry is loaded and at least one transport serves it.
@@ -12,11 +12,12 @@ export class McpHealthIndicator {
   constructor(private readonly server: McpServer) {}
 
   async isHealthy(key = 'mcp', server: McpServer = this.server): Promise<HealthIndicatorResult> {
+    const host = hostOf(server);
     const details = {
       server: server.name,
-      registryLoaded: server.registry.isLoaded,
-      transports: server.activeTransports,
-      sessions: server.sessions.size,
+      registryLoaded: host.registry.isLoaded,
+      transports: host.activeTransports,
+      sessions: host.sessions.size,
     };
     return healthIndicatorResult(key, details.registryLoaded && details.transports.length > 0, details);
   }

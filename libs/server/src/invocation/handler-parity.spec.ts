@@ -34,10 +34,14 @@ import {
 } from '@nestjs/core';
 import { Test, TestingModule } from '@nestjs/testing';
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { tracingChannel } from 'node:diagnostics_channel';
 import { EMPTY, Observable, catchError, map, of, retry, tap, throwError } from 'rxjs';
 import { McpRequestContext } from '../context/mcp-request-context';
 import { McpArgs, McpCtx } from '../decorators/mcp-params.decorator';
+import { McpTool } from '../decorators/mcp-tool.decorator';
 import { MCP_CONTEXT_TYPE, MCP_PARAMS_METADATA } from '../mcp.constants';
+import { MCP_CHANNELS, McpHandlerTrace } from '../telemetry/mcp.channels';
+import { McpTelemetryInterceptor } from '../telemetry/mcp-telemetry.interceptor';
 import { McpInvoker } from '../registry/registry.types';
 import * as directHandler from './mcp-direct.handler';
 import { McpHandlerFactory } from './mcp-handler.factory';
@@ -1127,10 +1131,10 @@ type Outcome =
   | { value: unknown; log: string[]; seen: string[] }
   | { error: string; message: string; response?: unknown; log: string[]; seen: string[] };
 
-async function run(handler: McpInvoker, args: unknown): Promise<Outcome> {
+async function run(handler: McpInvoker, args: unknown, context = newContext()): Promise<Outcome> {
   log.length = 0;
   seen.length = 0;
-  current = newContext();
+  current = context;
   try {
     const value = await handler(args, current);
     return { value, log: [...log], seen: [...seen] };
@@ -1351,4 +1355,220 @@ describe('where the fast path knowingly differs from stock Nest', () => {
       log: ['pipe:Lower:args', 'handler'],
     });
   });
+});
+
+// --- McpTelemetryInterceptor: first around every tool, resource and prompt handler -------------------------------------
+// McpContextCreator puts it in front of the interceptors Nest resolves for such a handler; the fast paths leave it out
+// while nobody listens to its channels. Stock Nest only runs it where the app registers it.
+
+@Injectable()
+class TracedTools {
+  @McpTool({ name: 'traced_layered' })
+  @UseInterceptors(MethodLevel)
+  layered(@McpArgs() args: Args) {
+    log.push('handler');
+    return { echo: args };
+  }
+
+  @McpTool({ name: 'traced_piped' })
+  @UseInterceptors(MethodLevel)
+  @UsePipes(Upper)
+  piped(@McpArgs() args: Args) {
+    log.push('handler');
+    return { echo: args };
+  }
+
+  @McpTool({ name: 'traced_bare' })
+  bare(@McpArgs() args: Args) {
+    log.push('handler');
+    return { echo: args };
+  }
+}
+
+// The context of a tool call as the telemetry reads it (server, era, ids, cancellation), still free of the
+// context's constructor.
+function toolContext(): McpRequestContext {
+  const fields = {
+    server: 'parity',
+    era: 'legacy',
+    requestId: 7,
+    sessionId: 's-1',
+    cancelled: false,
+    target: undefined,
+  };
+  const context = newContext();
+  for (const [key, value] of Object.entries(fields))
+    Object.defineProperty(context, key, { value, writable: true, enumerable: true });
+  return context;
+}
+
+const traced = tracingChannel<unknown, McpHandlerTrace>(MCP_CHANNELS.tool);
+const telemetrySteps = {
+  start: (trace: McpHandlerTrace) => log.push(`telemetry:start ${trace.name} requestId=${trace.requestId}`),
+  end: () => undefined,
+  asyncStart: () => undefined,
+  asyncEnd: (trace: McpHandlerTrace) => log.push(`telemetry:asyncEnd ${trace.status}`),
+  error: () => undefined,
+};
+
+describe('McpTelemetryInterceptor in the handler pipeline', () => {
+  const modules: TestingModule[] = [];
+  let createDirect: jest.SpyInstance;
+
+  /** The fast invoker and stock Nest's handler of each TracedTools method, in an app with `providers`. */
+  async function build(providers: unknown[]) {
+    const moduleRef = await Test.createTestingModule({
+      imports: [DiscoveryModule],
+      providers: [TracedTools, ...(providers as Type<unknown>[]), McpHandlerFactory],
+    }).compile();
+    modules.push(moduleRef);
+    const factory = moduleRef.get(McpHandlerFactory);
+    const nest = moduleRef.get(ExternalContextCreator);
+    const wrapper = moduleRef
+      .get(DiscoveryService)
+      .getProviders()
+      .find((w) => w.metatype === TracedTools) as InstanceWrapper;
+    const instance = wrapper.instance as Record<string, Handler>;
+    const built: Record<string, Built> = {};
+    for (const method of ['layered', 'piped', 'bare']) {
+      createDirect.mockClear();
+      const fast = factory.createInvoker(wrapper, method);
+      const direct = createDirect.mock.calls.length > 0;
+      const stock = nest.create(
+        instance,
+        instance[method],
+        method,
+        MCP_PARAMS_METADATA,
+        new McpParamsFactory(),
+        undefined,
+        undefined,
+        undefined,
+        MCP_CONTEXT_TYPE,
+      ) as Handler;
+      built[method] = { fast, stock, direct };
+    }
+    return built;
+  }
+
+  let apps: Record<'unregistered' | 'registered', Record<string, Built>>;
+
+  beforeAll(async () => {
+    createDirect = jest.spyOn(directHandler, 'createDirectHandler');
+    apps = {
+      // The app registers only its own interceptor.
+      unregistered: await build([{ provide: APP_INTERCEPTOR, useClass: GlobalInterceptor }]),
+      // The app registers McpTelemetryInterceptor itself, as its first global interceptor: stock Nest then runs it
+      // where McpHandlerFactory puts it.
+      registered: await build([
+        { provide: APP_INTERCEPTOR, useClass: McpTelemetryInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: GlobalInterceptor },
+      ]),
+    };
+    createDirect.mockRestore();
+  });
+
+  afterEach(() => traced.unsubscribe(telemetrySteps));
+  afterAll(() => Promise.all(modules.map((moduleRef) => moduleRef.close())));
+
+  const withoutTelemetry = (outcome: Outcome) => ({
+    ...outcome,
+    log: outcome.log.filter((step) => !step.startsWith('telemetry:')),
+  });
+
+  it('takes the direct path without pipes, the parameter-pipes path with them', () => {
+    for (const app of Object.values(apps)) {
+      expect([app.layered.direct, app.piped.direct, app.bare.direct]).toEqual([true, false, true]);
+    }
+  });
+
+  it.each(['layered', 'piped'])(
+    'subscribed: runs first on the fast path (%s), before the app’s and the method’s interceptors',
+    async (method) => {
+      traced.subscribe(telemetrySteps);
+      const { fast, stock } = apps.unregistered[method];
+      const ours = await run(fast, { name: 'ada' }, toolContext());
+      const name = method === 'layered' ? 'traced_layered' : 'traced_piped';
+      expect(ours.log).toEqual([
+        `telemetry:start ${name} requestId=7`,
+        'interceptor:Global:before',
+        'interceptor:Method:before',
+        ...(method === 'piped' ? ['pipe:Upper:args'] : []),
+        'handler',
+        'interceptor:Method:after',
+        'interceptor:Global:after',
+        'telemetry:asyncEnd ok',
+      ]);
+      // Stock Nest does not know it: everything else the same.
+      expect(withoutTelemetry(ours)).toEqual(await run(stock, { name: 'ada' }, toolContext()));
+    },
+  );
+
+  it('subscribed: runs first for a handler without interceptors of its own, then the app’s', async () => {
+    traced.subscribe(telemetrySteps);
+    const intercept = jest.spyOn(McpInterceptorsConsumer.prototype, 'intercept');
+    try {
+      const { fast, stock } = apps.unregistered.bare;
+      const ours = await run(fast, { n: 1 }, toolContext());
+      expect(intercept).toHaveBeenCalledTimes(1);
+      expect(ours.log).toEqual([
+        'telemetry:start traced_bare requestId=7',
+        'interceptor:Global:before',
+        'handler',
+        'interceptor:Global:after',
+        'telemetry:asyncEnd ok',
+      ]);
+      expect(withoutTelemetry(ours)).toEqual(await run(stock, { n: 1 }, toolContext()));
+    } finally {
+      intercept.mockRestore();
+    }
+  });
+
+  it.each(['layered', 'piped', 'bare'])(
+    'nobody listening: the fast path leaves it out (%s), as stock Nest that does not know it',
+    async (method) => {
+      const { fast, stock } = apps.unregistered[method];
+      const telemetry = jest.spyOn(McpTelemetryInterceptor.prototype, 'intercept');
+      try {
+        const nest = await run(stock, { name: 'ada' }, toolContext());
+        expect(await run(fast, { name: 'ada' }, toolContext())).toEqual(nest);
+        expect(telemetry).not.toHaveBeenCalled();
+      } finally {
+        telemetry.mockRestore();
+      }
+    },
+  );
+
+  it('nobody listening: a handler whose only interceptor is the telemetry one enters no chain', async () => {
+    const app = await build([]);
+    const intercept = jest.spyOn(McpInterceptorsConsumer.prototype, 'intercept');
+    try {
+      expect(await run(app.bare.fast, { n: 1 }, toolContext())).toMatchObject({ value: { echo: { n: 1 } } });
+      expect(intercept).not.toHaveBeenCalled();
+      traced.subscribe(telemetrySteps);
+      expect((await run(app.bare.fast, { n: 1 }, toolContext())).log).toEqual([
+        'telemetry:start traced_bare requestId=7',
+        'handler',
+        'telemetry:asyncEnd ok',
+      ]);
+      expect(intercept).toHaveBeenCalledTimes(1);
+    } finally {
+      intercept.mockRestore();
+    }
+  });
+
+  it.each(['layered', 'piped', 'bare'])(
+    'registered by the app first: the fast path (%s) matches stock Nest exactly, subscribed or not, and runs it once',
+    async (method) => {
+      const { fast, stock } = apps.registered[method];
+      const quiet = await run(stock, { name: 'ada' }, toolContext());
+      expect(await run(fast, { name: 'ada' }, toolContext())).toEqual(quiet);
+      traced.subscribe(telemetrySteps);
+      const nest = await run(stock, { name: 'ada' }, toolContext());
+      expect(nest.log[0]).toMatch(/^telemetry:start traced_/);
+      expect(nest.log.filter((step) => step.startsWith('telemetry:start'))).toHaveLength(1);
+      expect(nest.log[1]).toBe('interceptor:Global:before');
+      expect(nest.log[nest.log.length - 1]).toBe('telemetry:asyncEnd ok');
+      expect(await run(fast, { name: 'ada' }, toolContext())).toEqual(nest);
+    },
+  );
 });

@@ -1,5 +1,6 @@
-import { Logger } from '@nestjs/common';
+import { Logger, NestInterceptor } from '@nestjs/common';
 import { ExternalContextCreator } from '@nestjs/core';
+import { McpTelemetryInterceptor } from '../telemetry/mcp-telemetry.interceptor';
 import { ResolvedEnhancers } from './mcp-direct.handler';
 import { McpInterceptorsConsumer } from './mcp-interceptors.consumer';
 
@@ -32,8 +33,10 @@ const PARTS = [
 /**
  * Nest's own `ExternalContextCreator` (the app's guards, pipes, filters, module scoping and request scope, untouched)
  * with `McpInterceptorsConsumer` in place of Nest's interceptor chain, and told which handlers have guards or pipes
- * at all.
- * Falls back to Nest's creator, with a warning, if this Nest version is not built from the parts it expects.
+ * at all. The interceptors Nest resolves for a tool, resource or prompt handler get `McpTelemetryInterceptor` in
+ * front, so it runs first around the handler (the consumer and the direct handler leave it out while nobody listens).
+ * Falls back to Nest's creator, with a warning, if this Nest version is not built from the parts it expects (then
+ * the methods publish each handler's event whole, at its end: no `start` around the handler).
  */
 export class McpContextCreator {
   private readonly creator: ExternalContextCreator;
@@ -41,6 +44,7 @@ export class McpContextCreator {
   private recorded: Partial<ResolvedEnhancers> & { pipes?: unknown[] } = {};
   /** The interceptor chain of every handler this creator wraps. */
   readonly interceptorsConsumer = new McpInterceptorsConsumer();
+  private readonly telemetry = new McpTelemetryInterceptor();
 
   constructor(nest: ExternalContextCreator) {
     const parts = nest as unknown as ContextCreatorParts;
@@ -57,7 +61,9 @@ export class McpContextCreator {
     this.creator = new (ExternalContextCreator as unknown as Ctor)(
       this.recording(parts.guardsContextCreator, 'guards'),
       parts.guardsConsumer,
-      this.recording(parts.interceptorsContextCreator, 'interceptors'),
+      this.recording(parts.interceptorsContextCreator, 'interceptors', (made, callback) =>
+        this.withTelemetryFirst(made as NestInterceptor[], callback),
+      ),
       this.interceptorsConsumer,
       parts.modulesContainer,
       this.recording(parts.pipesContextCreator, 'pipes'),
@@ -92,16 +98,27 @@ export class McpContextCreator {
     };
   }
 
-  // A context creator that works as `creator` (its state stays on the copy) and records what `create` returns.
+  // A context creator that works as `creator` (its state stays on the copy), its result adjusted by `adjust` (given the
+  // handler, its `create`'s second argument), and records what `create` returns.
   private recording(
     creator: EnhancerCreator,
     kind: 'guards' | 'pipes' | 'interceptors' | 'exceptions',
+    adjust: (made: unknown, callback: Function) => unknown = (made) => made,
   ): EnhancerCreator {
     const copy = Object.create(creator) as EnhancerCreator;
     const recorded = (made: unknown) => ((this.recorded as Record<string, unknown>)[kind] = made);
     copy.create = function (this: EnhancerCreator, ...args: unknown[]) {
-      return recorded(creator.create.apply(this, args));
+      return recorded(adjust(creator.create.apply(this, args), args[1] as Function));
     };
     return copy;
+  }
+
+  // A tool, resource or prompt handler's interceptors, McpTelemetryInterceptor first (once, even if the app
+  // registered it too); any other handler's as they are.
+  private withTelemetryFirst(interceptors: NestInterceptor[], callback: Function): NestInterceptor[] {
+    if (!McpTelemetryInterceptor.traces(callback)) return interceptors;
+    const registered = interceptors.find((interceptor) => interceptor instanceof McpTelemetryInterceptor);
+    const others = interceptors.filter((interceptor) => !(interceptor instanceof McpTelemetryInterceptor));
+    return [registered ?? this.telemetry, ...others];
   }
 }

@@ -2,6 +2,7 @@ import { CanActivate, ForbiddenException, NestInterceptor } from '@nestjs/common
 import { ExecutionContextHost } from './nest-internals';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { MCP_CONTEXT_TYPE } from '../mcp.constants';
+import { McpTelemetryInterceptor } from '../telemetry/mcp-telemetry.interceptor';
 import { markGuardsPassed } from './guard-passage';
 import { McpInterceptorsConsumer } from './mcp-interceptors.consumer';
 
@@ -18,7 +19,8 @@ export interface ResolvedEnhancers {
  * The handler `ExternalContextCreator` builds for a method without pipes — guards (a refusal is Nest's
  * `ForbiddenException`), then the interceptor chain, then the method, an observable result awaited, any error through
  * the exception filters — in one async function, with guards that answer a boolean checked without awaiting them.
- * Nest's own wrapper spends about ten promise turns per call on the same steps.
+ * Nest's own wrapper spends about ten promise turns per call on the same steps. A chain of `McpTelemetryInterceptor`
+ * alone is entered only while someone listens to its channels; otherwise the method is called without any chain.
  */
 export function createDirectHandler(
   instance: object,
@@ -29,6 +31,7 @@ export function createDirectHandler(
 ): Handler {
   const { guards, interceptors, exceptions } = enhancers;
   const type = instance.constructor as never;
+  const telemetryOnly = interceptors.length === 1 && interceptors[0] instanceof McpTelemetryInterceptor;
   return async (args: unknown, ctx: unknown) => {
     const argv = [args, ctx];
     try {
@@ -38,7 +41,8 @@ export function createDirectHandler(
           throw new ForbiddenException('Forbidden resource');
         markGuardsPassed(ctx);
       }
-      const result = interceptors.length
+      const chained = telemetryOnly ? McpTelemetryInterceptor.observes(standIn, ctx) : interceptors.length > 0;
+      const result = chained
         ? await consumer.intercept(interceptors, argv, instance, standIn, async () => call(args, ctx), MCP_CONTEXT_TYPE)
         : await call(args, ctx);
       return isObservable(result) ? await lastValueFrom(result) : result;

@@ -3,13 +3,16 @@ import { ExecutionContextHost, InterceptorsConsumer } from './nest-internals';
 import { AsyncResource } from 'node:async_hooks';
 import { markGuardsPassed } from './guard-passage';
 import { Observable, ObservableInput, Subscription, from } from 'rxjs';
+import { McpTelemetryInterceptor } from '../telemetry/mcp-telemetry.interceptor';
 
 /**
  * Nest's interceptor chain, with the same order, the same `ExecutionContext` and the same async-context hand-over
  * (each `next.handle()` continues in the async context it was called from, so an interceptor's AsyncLocalStorage
- * reaches the handler). Nest does that hand-over with `AsyncResource.bind`, which on Node 20 costs ~10 µs a call (it
- * defines deprecated accessors on every bound function) and halved the throughput of a tool behind one interceptor;
- * this consumer holds one `AsyncResource` per step and enters it with `runInAsyncScope`, which costs ~0.1 µs.
+ * reaches the handler). Nest does that hand-over with `AsyncResource.bind`, which on Node 20 defines deprecated
+ * accessors on every bound function; this consumer holds one `AsyncResource` per step and enters it with
+ * `runInAsyncScope`, far cheaper (the figures are in bench/README.md).
+ * `McpTelemetryInterceptor`, first in the chain of every tool, resource and prompt handler, is left out while nobody
+ * listens to its channels: a handler with no other interceptor then runs without any chain.
  */
 export class McpInterceptorsConsumer extends InterceptorsConsumer {
   override async intercept<TContext extends string = ContextType>(
@@ -21,7 +24,8 @@ export class McpInterceptorsConsumer extends InterceptorsConsumer {
     type?: TContext,
   ): Promise<unknown> {
     markGuardsPassed(args[1]); // Nest calls the interceptor chain once the guards let the request through
-    if (interceptors.length === 0) return next();
+    const first = untraced(interceptors, callback, args[1]) ? 1 : 0;
+    if (interceptors.length === first) return next();
     const context = new ExecutionContextHost(args, instance.constructor as never, callback);
     context.setType(type as TContext);
     const step = async (index: number): Promise<ObservableInput<unknown>> => {
@@ -29,8 +33,13 @@ export class McpInterceptorsConsumer extends InterceptorsConsumer {
       const handler: CallHandler = { handle: () => inCallerScope(() => step(index + 1)) };
       return interceptors[index].intercept(context, handler) as ObservableInput<unknown>;
     };
-    return flatten(() => step(0));
+    return flatten(() => step(first));
   }
+}
+
+/** Whether the chain starts with `McpTelemetryInterceptor` and nobody listens for this call: it is left out. */
+function untraced(interceptors: NestInterceptor[], handler: Function, ctx: unknown): boolean {
+  return interceptors[0] instanceof McpTelemetryInterceptor && !McpTelemetryInterceptor.observes(handler, ctx);
 }
 
 /** `flatten(run)`, with `run` entered in the async context of this call. */

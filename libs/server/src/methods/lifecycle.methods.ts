@@ -13,9 +13,11 @@ import {
 } from '@conduit-mcp/core';
 import { DispatchOrigin } from '../dispatch/dispatch-origin.interface';
 import { McpParams } from '../dispatch/mcp-route.interface';
+import { McpRequestContext, invocationOf } from '../context/mcp-request-context';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
+import { LiveSessions } from '../session/live-sessions';
 import { serverInfoOf } from '../server-info';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
@@ -27,21 +29,29 @@ export class LifecycleMethods {
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly registry: McpRegistry,
     private readonly telemetry: McpTelemetry,
+    private readonly sessions: LiveSessions,
   ) {}
 
-  async initialize(params: McpParams, origin: DispatchOrigin): Promise<InitializeResult> {
+  async initialize(params: McpParams, ctx: McpRequestContext): Promise<InitializeResult> {
     const requested = requireString(params, 'protocolVersion');
     const capabilities = optionalObject(params, 'capabilities') as ClientCapabilities;
     const clientInfo = optionalObject(params, 'clientInfo');
     if (typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
       throw invalidParams('Missing or invalid "clientInfo": name and version are required');
     }
-    const { session } = origin;
+    const { session, auth } = invocationOf(ctx);
     if (session.revision && session.persistent)
       throw new McpError(ErrorCode.InvalidRequest, 'Session already initialized');
     session.revision = negotiateLegacyRevision(requested);
     session.clientCapabilities = capabilities;
     session.clientInfo = clientInfo as unknown as Implementation;
+    session.principal = auth?.subject;
+    // A session already live here (stdio) has a record to update; an HTTP one gets its record when it is adopted.
+    this.sessions.save(session, {
+      revision: session.revision,
+      clientCapabilities: session.clientCapabilities,
+      clientInfo: session.clientInfo,
+    });
     const result: InitializeResult = {
       protocolVersion: session.revision,
       capabilities: this.registry.capabilities(),
@@ -53,18 +63,21 @@ export class LifecycleMethods {
 
   initialized(_params: McpParams, origin: DispatchOrigin): void {
     origin.session.initialized = true;
+    this.sessions.save(origin.session, { initialized: true });
   }
 
   async ping(): Promise<Record<string, never>> {
     return {};
   }
 
-  async setLevel(params: McpParams, origin: DispatchOrigin): Promise<Record<string, never>> {
+  async setLevel(params: McpParams, ctx: McpRequestContext): Promise<Record<string, never>> {
     const level = params.level;
     if (typeof level !== 'string' || !(LOGGING_LEVELS as readonly string[]).includes(level)) {
       throw invalidParams(`Invalid log level: ${echo(level)}`);
     }
-    origin.session.logLevel = level as LoggingLevel;
+    const { session } = invocationOf(ctx);
+    session.logLevel = level as LoggingLevel;
+    this.sessions.save(session, { logLevel: session.logLevel });
     return {};
   }
 

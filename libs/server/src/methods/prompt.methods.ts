@@ -31,7 +31,15 @@ export class PromptMethods {
   async get(params: McpParams, ctx: McpRequestContext): Promise<GetPromptResult> {
     const name = requireString(params, 'name');
     const prompt = this.registry.prompt(name);
-    if (!prompt) throw invalidParams(`Unknown prompt: ${echo(name)}`);
+    if (!prompt) {
+      const shown = echo(name);
+      throw this.telemetry.unknown(
+        'prompt',
+        { server: this.options.name, name: shown },
+        ctx,
+        invalidParams(`Unknown prompt: ${shown}`),
+      );
+    }
     const args = optionalObject(params, 'arguments');
     for (const [key, value] of Object.entries(args)) {
       if (typeof value !== 'string') throw invalidParams(`Prompt argument "${echo(key)}" must be a string`);

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCode, McpError, ReadResourceResult, resourceNotFound, sanitizeText } from '@conduit-mcp/core';
-import { McpRequestContext } from '../context/mcp-request-context';
-import { DispatchOrigin } from '../dispatch/dispatch-origin.interface';
+import { McpRequestContext, invocationOf } from '../context/mcp-request-context';
 import { toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
 import { toReadResourceResult } from './result.normalizer';
@@ -9,6 +8,7 @@ import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MAX_URI_LENGTH } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
+import { LiveSessions } from '../session/live-sessions';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { requireString } from './params';
 import { cacheFields } from './cache-hint';
@@ -27,6 +27,7 @@ export class ResourceMethods {
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly registry: McpRegistry,
     private readonly telemetry: McpTelemetry,
+    private readonly sessions: LiveSessions,
   ) {
     this.resourcePages = new ListPages('resources', options);
     this.templatePages = new ListPages('resourceTemplates', options);
@@ -43,11 +44,18 @@ export class ResourceMethods {
   async read(params: McpParams, ctx: McpRequestContext): Promise<ReadResourceResult> {
     const uri = this.uri(params);
     const found = this.registry.findResource(uri);
-    if (!found) throw resourceNotFound(sanitizeText(uri, 512));
+    const shownUri = sanitizeText(uri, 512);
+    if (!found) {
+      throw this.telemetry.unknown(
+        'resource',
+        { server: this.options.name, name: shownUri },
+        ctx,
+        resourceNotFound(shownUri),
+      );
+    }
     const { resource, variables } = found;
     const template = 'uriTemplate' in resource.definition ? resource.definition.uriTemplate : undefined;
     ctx.target = { kind: 'resource', name: uri };
-    const shownUri = sanitizeText(uri, 512);
     return this.telemetry.track('resource', { server: this.options.name, name: shownUri, template }, ctx, async () => {
       try {
         const result = toReadResourceResult(
@@ -63,22 +71,22 @@ export class ResourceMethods {
     });
   }
 
-  async subscribe(params: McpParams, _ctx: McpRequestContext, origin: DispatchOrigin): Promise<Record<string, never>> {
+  async subscribe(params: McpParams, ctx: McpRequestContext): Promise<Record<string, never>> {
     const uri = this.uri(params);
-    const { subscriptions } = origin.session;
+    const { session } = invocationOf(ctx);
+    const { subscriptions } = session;
     if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
       throw new McpError(ErrorCode.ServerError, `Too many subscriptions (at most ${MAX_SUBSCRIPTIONS})`);
     }
     subscriptions.add(uri);
+    this.sessions.save(session, { subscriptions: [...subscriptions] });
     return {};
   }
 
-  async unsubscribe(
-    params: McpParams,
-    _ctx: McpRequestContext,
-    origin: DispatchOrigin,
-  ): Promise<Record<string, never>> {
-    origin.session.subscriptions.delete(this.uri(params));
+  async unsubscribe(params: McpParams, ctx: McpRequestContext): Promise<Record<string, never>> {
+    const { session } = invocationOf(ctx);
+    const { subscriptions } = session;
+    if (subscriptions.delete(this.uri(params))) this.sessions.save(session, { subscriptions: [...subscriptions] });
     return {};
   }
 

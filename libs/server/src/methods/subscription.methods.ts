@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ErrorCode, McpError, META_SUBSCRIPTION_ID, invalidParams } from '@conduit-mcp/core';
-import { McpRequestContext } from '../context/mcp-request-context';
-import { DispatchOrigin } from '../dispatch/dispatch-origin.interface';
+import { McpRequestContext, invocationOf } from '../context/mcp-request-context';
 import { McpParams } from '../dispatch/mcp-route.interface';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { DEFAULT_MAX_SUBSCRIPTIONS, MAX_URI_LENGTH } from '../mcp.constants';
@@ -21,9 +20,9 @@ export class SubscriptionMethods {
     private readonly hub: McpSubscriptionHub,
   ) {}
 
-  async listen(params: McpParams, ctx: McpRequestContext, origin: DispatchOrigin): Promise<Record<string, unknown>> {
+  async listen(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
     const requested = this.filter(params.notifications);
-    const sink = origin.stream;
+    const sink = invocationOf(ctx).ownStream;
     if (!sink || sink.closed) throw new McpError(ErrorCode.ServerError, 'No stream to deliver notifications on');
     if (this.hub.size >= (this.options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS)) {
       throw new McpError(ErrorCode.ServerError, 'Too many open subscriptions');

@@ -37,7 +37,15 @@ export class ToolMethods {
   async call(params: McpParams, ctx: McpRequestContext): Promise<CallToolResult> {
     const name = requireString(params, 'name');
     const tool = this.registry.tool(name);
-    if (!tool) throw invalidParams(`Unknown tool: ${echo(name)}`);
+    if (!tool) {
+      const shown = echo(name);
+      throw this.telemetry.unknown(
+        'tool',
+        { server: this.options.name, name: shown },
+        ctx,
+        invalidParams(`Unknown tool: ${shown}`),
+      );
+    }
     ctx.target = { kind: 'tool', name };
     const args = optionalObject(params, 'arguments');
     return this.telemetry.track(

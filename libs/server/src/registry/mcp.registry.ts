@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ServerCapabilities } from '@conduit-mcp/core';
 import {
   McpListKind,
+  McpCatalog,
   RegisteredCompletion,
   RegisteredPrompt,
   RegisteredResource,
@@ -72,6 +73,26 @@ export class McpRegistry {
       completion,
       `completion of "${argument}" for ${label}`,
     );
+  }
+
+  /** Every entry, enabled or not, as a read-only copy (`McpServer.catalog()`). */
+  catalog(): McpCatalog {
+    const entries = <T>(map: Map<string, { definition: T; enabled: boolean; source: string }>) =>
+      Object.freeze(
+        [...map.values()].map((entry) =>
+          Object.freeze({
+            definition: Object.freeze(structuredClone(entry.definition)),
+            enabled: entry.enabled,
+            source: entry.source,
+          }),
+        ),
+      );
+    return Object.freeze({
+      tools: entries(this.tools),
+      resources: entries(this.resources),
+      resourceTemplates: entries(this.templates),
+      prompts: entries(this.prompts),
+    });
   }
 
   /** Enabled tools, in declaration order. */

@@ -54,4 +54,20 @@ export interface RegisteredCompletion {
   invoke: McpInvoker;
 }
 
-export type McpListKind = 'tools' | 'resources' | 'prompts';
+export type { McpListKind } from './mcp-list-kind';
+
+/** One entry of a server's catalog: its definition as listed to clients, whether it is enabled, where it is declared. */
+export interface McpCatalogEntry<T> {
+  readonly definition: Readonly<T>;
+  readonly enabled: boolean;
+  /** `Class.method` of its handler. */
+  readonly source: string;
+}
+
+/** What a server serves (`McpServer.catalog()`): a read-only copy, in declaration order. */
+export interface McpCatalog {
+  readonly tools: readonly McpCatalogEntry<Tool>[];
+  readonly resources: readonly McpCatalogEntry<Resource>[];
+  readonly resourceTemplates: readonly McpCatalogEntry<ResourceTemplate>[];
+  readonly prompts: readonly McpCatalogEntry<Prompt>[];
+}

@@ -12,6 +12,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { McpAbortedError } from '../errors/mcp-aborted.error';
 import { MessageSink } from './message-sink.interface';
+import { SessionRecord } from './session-record';
 import { RequestCancellation } from './request-cancellation';
 
 /** Most notifications kept for a session while it has no outbound channel. */
@@ -39,6 +40,11 @@ export class McpSession {
   /** Notifications sent while no outbound channel was attached, delivered when one attaches (bounded). */
   private undelivered: JsonRpcNotification[] | undefined;
   lastActivity = Date.now();
+  createdAt = this.lastActivity;
+  /** When the record's idle clock in the session store was last restarted. */
+  recordTouchedAt = this.lastActivity;
+  /** Who opened the session (the authenticator's subject); another caller cannot use it. */
+  principal: string | undefined;
 
   private readonly inFlight = new Map<JsonRpcId, RequestCancellation>();
   // Made on first use: most sessions (every modern or stateless HTTP request has one) never ask the client anything.
@@ -83,6 +89,36 @@ export class McpSession {
 
   get closed(): boolean {
     return this.ended;
+  }
+
+  /** A live session rebuilt from its record (made by another instance, or before a restart). */
+  static fromRecord(record: SessionRecord): McpSession {
+    const session = new McpSession(record.id);
+    session.revision = record.revision;
+    session.clientInfo = record.clientInfo;
+    session.clientCapabilities = record.clientCapabilities;
+    session.logLevel = record.logLevel;
+    session.initialized = record.initialized;
+    session.principal = record.principal;
+    session.createdAt = record.createdAt;
+    if (record.subscriptions.length) session.subscribedUris = new Set(record.subscriptions);
+    return session;
+  }
+
+  /** What the session is, as data (its record in the `SessionStore`). */
+  record(): SessionRecord {
+    const record: SessionRecord = {
+      id: this.id,
+      revision: this.revision,
+      clientInfo: this.clientInfo,
+      clientCapabilities: this.clientCapabilities,
+      logLevel: this.logLevel,
+      subscriptions: this.subscribedUris ? [...this.subscribedUris] : [],
+      initialized: this.initialized,
+      createdAt: this.createdAt,
+    };
+    if (this.principal !== undefined) record.principal = this.principal;
+    return record;
   }
 
   get inFlightCount(): number {

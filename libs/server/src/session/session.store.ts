@@ -1,79 +1,27 @@
-import { McpSession } from './mcp-session';
+import { SessionRecord, SessionRecordChanges } from './session-record';
 
-/** Where live sessions are kept. The in-memory default is bounded and evicts idle sessions. */
+/** Why a session could not be created. */
+export type SessionCreation = { ok: true } | { ok: false; reason: 'full' | 'exists' };
+
+/**
+ * Where session records are kept, shared by every instance of a server (the in-memory default serves one process;
+ * `@conduit-mcp/redis` serves many). Asynchronous; bounded in count and bytes; records expire when idle.
+ * Inject it with the token of the same name; choose it with `McpModule.forRoot({ sessionStore })`.
+ */
 export interface SessionStore {
-  add(session: McpSession): void;
-  get(id: string): McpSession | undefined;
-  delete(id: string): boolean;
-  readonly size: number;
-  /** Live sessions, for notifications sent to every session (list changes, resource updates). */
-  values(): IterableIterator<McpSession>;
-  /** Ends every session (application shutdown). */
-  clear(): void;
+  /** Creates a record; refused when the store is full or the id is taken. Never evicts another session. */
+  create(record: SessionRecord): Promise<SessionCreation>;
+  /** The record, or undefined when there is none (never created, deleted, or expired). */
+  get(id: string): Promise<SessionRecord | undefined>;
+  /** Applies changes to a record; false when there is no such record. */
+  update(id: string, changes: SessionRecordChanges): Promise<boolean>;
+  /** Restarts a record's idle clock (the caller limits how often). */
+  touch(id: string): Promise<void>;
+  /** Deletes a record; false when there was none. */
+  delete(id: string): Promise<boolean>;
+  /** How many records are kept. */
+  count(): Promise<number>;
 }
 
-/** Bounded, idle-evicting in-memory store; ending a session removes it, removing a session ends it. */
-export class InMemorySessionStore implements SessionStore {
-  private readonly sessions = new Map<string, McpSession>();
-  private readonly sweeper: NodeJS.Timeout;
-
-  constructor(
-    private readonly maxSessions = 10_000,
-    private readonly idleMs = 30 * 60_000,
-  ) {
-    this.sweeper = setInterval(() => this.evictIdle(), Math.min(idleMs, 60_000));
-    this.sweeper.unref();
-  }
-
-  get size(): number {
-    return this.sessions.size;
-  }
-
-  add(session: McpSession): void {
-    while (this.sessions.size >= this.maxSessions) {
-      const oldest = this.leastRecentlyUsed();
-      if (!oldest) break;
-      this.delete(oldest.id);
-    }
-    this.sessions.set(session.id, session);
-    session.onClose(() => this.sessions.delete(session.id));
-  }
-
-  values(): IterableIterator<McpSession> {
-    return this.sessions.values();
-  }
-
-  get(id: string): McpSession | undefined {
-    const session = this.sessions.get(id);
-    if (!session) return undefined;
-    session.touch();
-    // Re-insert so Map order stays least-recently-used first.
-    this.sessions.delete(id);
-    this.sessions.set(id, session);
-    return session;
-  }
-
-  delete(id: string): boolean {
-    const session = this.sessions.get(id);
-    if (!session) return false;
-    this.sessions.delete(id);
-    session.close();
-    return true;
-  }
-
-  clear(): void {
-    clearInterval(this.sweeper);
-    for (const id of [...this.sessions.keys()]) this.delete(id);
-  }
-
-  private leastRecentlyUsed(): McpSession | undefined {
-    return this.sessions.values().next().value;
-  }
-
-  private evictIdle(): void {
-    const cutoff = Date.now() - this.idleMs;
-    for (const session of [...this.sessions.values()]) {
-      if (session.lastActivity < cutoff && session.inFlightCount === 0) this.delete(session.id);
-    }
-  }
-}
+/** The injection token of the {@link SessionStore} (interface and token under one name). */
+export const SessionStore = Symbol('SessionStore');

@@ -18,7 +18,8 @@ import { McpInput } from '../../context/mcp-input.interface';
 export class LegacyInput implements McpInput {
   constructor(
     private readonly session: McpSession,
-    private readonly stream: MessageSink | undefined,
+    /** Where the request's messages go now (its invocation's sink, which can be re-pointed). */
+    private readonly sinkOf: () => MessageSink | undefined,
     private readonly cancellation: RequestCancellation,
     private readonly timeoutMs: number,
   ) {}
@@ -60,7 +61,7 @@ export class LegacyInput implements McpInput {
   }
 
   private ask(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const sink = this.stream ?? this.session.outbound;
+    const sink = this.sinkOf();
     if (!sink || sink.closed) {
       return Promise.reject(new McpError(ErrorCode.ServerError, `No open stream to send ${method} on`));
     }

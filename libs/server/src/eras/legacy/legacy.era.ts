@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DEFAULT_HTTP_REVISION, ErrorCode, JsonRpcRequest, McpError, sanitizeText } from '@conduit-mcp/core';
 import { LegacyInput } from './legacy-input';
+import { McpInvocation } from '../../context/mcp-invocation';
 import { McpRequestContext } from '../../context/mcp-request-context';
 import { McpRequestState } from '../../context/mcp-request-state';
 import { McpModuleOptions } from '../../interfaces/mcp-module-options.interface';
@@ -36,8 +37,14 @@ export class LegacyEra implements EraEngine {
     return {
       era: 'legacy',
       revision,
-      context: (cancellation) =>
-        new McpRequestContext({
+      context: (cancellation) => {
+        const input = new LegacyInput(
+          session,
+          () => invocation.sink,
+          cancellation,
+          this.options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS,
+        );
+        const invocation: McpInvocation = new McpInvocation({
           server: this.options.name,
           method: request.method,
           requestId: request.id,
@@ -48,17 +55,14 @@ export class LegacyEra implements EraEngine {
           transport: origin.facts,
           cancellation,
           meta: metaOf(request),
-          input: new LegacyInput(
-            session,
-            origin.stream,
-            cancellation,
-            this.options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS,
-          ),
+          input,
           state: new McpRequestState(),
           clientInfo: session.clientInfo,
           clientCapabilities: session.clientCapabilities,
           logThreshold: () => session.logLevel ?? 'debug',
-        }),
+        });
+        return new McpRequestContext(invocation);
+      },
       settle: (outcome) => {
         if (!outcome.ok) throw outcome.error;
         return outcome.result;

@@ -11,6 +11,7 @@ import {
   isConstant,
   markConstant,
 } from '@conduit-mcp/core';
+import { McpInvocation } from '../../context/mcp-invocation';
 import { McpRequestContext } from '../../context/mcp-request-context';
 import { McpRequestState } from '../../context/mcp-request-state';
 import { McpModuleOptions } from '../../interfaces/mcp-module-options.interface';
@@ -100,23 +101,25 @@ export class ModernEra implements EraEngine {
       era: 'modern',
       revision: meta.revision,
       context: (cancellation) =>
-        new McpRequestContext({
-          server: this.options.name,
-          method: request.method,
-          requestId: request.id,
-          era: 'modern',
-          protocolVersion: meta.revision,
-          session: origin.session,
-          stream: origin.stream,
-          transport: origin.facts,
-          cancellation,
-          meta: metaOf(request),
-          input: input ?? new NoInput(request.method),
-          state: new McpRequestState(round.state),
-          clientInfo: meta.clientInfo,
-          clientCapabilities: meta.clientCapabilities,
-          logThreshold: () => meta.logLevel ?? null,
-        }),
+        new McpRequestContext(
+          new McpInvocation({
+            server: this.options.name,
+            method: request.method,
+            requestId: request.id,
+            era: 'modern',
+            protocolVersion: meta.revision,
+            session: origin.session,
+            stream: origin.stream,
+            transport: origin.facts,
+            cancellation,
+            meta: metaOf(request),
+            input: input ?? new NoInput(request.method),
+            state: new McpRequestState(round.state),
+            clientInfo: meta.clientInfo,
+            clientCapabilities: meta.clientCapabilities,
+            logThreshold: () => meta.logLevel ?? null,
+          }),
+        ),
       settle: (outcome, ctx) => {
         // A question the client cannot answer ends the request; otherwise recorded questions win over whatever the
         // handler made of the signal that stopped it.
@@ -143,7 +146,7 @@ export class ModernEra implements EraEngine {
     // Most results carry no _meta of their own: they share one (never mutated), rather than a computed-key literal each.
     const own = result._meta;
     const _meta = typeof own === 'object' && own !== null ? Object.assign({}, own, this.serverMeta) : this.serverMeta;
-    // Object.assign, not `{ ...x, key }`: on Node 20 a spread followed by keys takes V8's slow path (~0.5 µs a call).
+    // Object.assign, not `{ ...x, key }`: on Node 20 a spread followed by keys takes V8's slow path (bench/README.md).
     const completed: Record<string, unknown> = Object.assign({}, result, {
       resultType: result.resultType ?? 'complete',
       _meta,

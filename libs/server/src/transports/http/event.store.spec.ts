@@ -1,3 +1,4 @@
+import { eventStoreContract } from '../../testing/event-store.contract';
 import { JsonRpcMessage } from '@conduit-mcp/core';
 import { InMemoryEventStore } from './event.store';
 
@@ -112,3 +113,7 @@ describe('InMemoryEventStore', () => {
     expect(store.replayAfter('t', other)).toBeDefined();
   });
 });
+
+eventStoreContract([
+  ['InMemoryEventStore', ({ maxEventsPerStream }) => new InMemoryEventStore({ maxEventsPerStream })],
+]);

@@ -17,18 +17,24 @@ export interface EventReplay {
 /**
  * The record of the SSE streams of Streamable HTTP sessions, so that a client that lost a connection can resume
  * the stream with `GET` + `Last-Event-ID`. Every event id is unique within its session and names its stream;
- * lookups are scoped to a session, so an id never reveals another session's events.
+ * lookups are scoped to a session, so an id never reveals another session's events. Each method may answer at once
+ * (the in-memory default, on the hot path) or with a promise (a shared store): the transport keeps the order of a
+ * stream's events either way. Inject it with the token of the same name; choose it with
+ * `McpModule.forRoot({ eventStore })`.
  */
 export interface EventStore {
   /** Records a message on a stream and returns its event id; without a message, records a priming mark only. */
-  append(sessionId: string, streamId: string, message?: JsonRpcMessage): string;
+  append(sessionId: string, streamId: string, message?: JsonRpcMessage): string | Promise<string>;
   /** Marks a stream as ended: its final event was recorded. */
-  end(sessionId: string, streamId: string): void;
+  end(sessionId: string, streamId: string): void | Promise<void>;
   /** The events of the stream `lastEventId` belongs to that were recorded after it; undefined when unknown. */
-  replayAfter(sessionId: string, lastEventId: string): EventReplay | undefined;
+  replayAfter(sessionId: string, lastEventId: string): EventReplay | undefined | Promise<EventReplay | undefined>;
   /** Forgets every stream of a session (the session ended). */
-  deleteSession(sessionId: string): void;
+  deleteSession(sessionId: string): void | Promise<void>;
 }
+
+/** The injection token of the {@link EventStore} (interface and token under one name). */
+export const EventStore = Symbol('EventStore');
 
 /** Bounds of {@link InMemoryEventStore}. */
 export interface InMemoryEventStoreOptions {

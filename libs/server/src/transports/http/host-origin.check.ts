@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderVerdicts } from './header-verdicts';
-import { ResolvedHttpOptions } from './http-options';
 import { headerValue } from './http-request.util';
 import { sendError } from './http-response.util';
 
@@ -41,17 +40,38 @@ export function isAllowedOrigin(origin: string | undefined, allowed: readonly st
   return allowed.some((entry) => parseOrigin(entry)?.origin === parsed.origin);
 }
 
-/** Answers 403 to a request whose Host or Origin is not accepted; true when the request may proceed. */
-export function passesHostAndOrigin(
-  req: IncomingMessage,
-  res: ServerResponse,
-  options: Pick<ResolvedHttpOptions, 'allowedHosts' | 'allowedOrigins'>,
-): boolean {
+/** The normalized form of an `Origin` value (`scheme://host[:port]`, lower-case); undefined when it is not one. */
+export function normalizeOrigin(value: string): string | undefined {
+  return parseOrigin(value)?.origin;
+}
+
+/** What the Origin check asks of the CORS policy: origins CORS allows are accepted too. */
+export interface CorsOriginAllowance {
+  allowsOrigin(origin: string): boolean;
+}
+
+/** The options the Host and Origin checks read (`ResolvedHttpOptions` has them). */
+export interface HostAndOriginOptions {
+  /** Accepted Host values; undefined means loopback names only, `false` turns the check off. */
+  allowedHosts: readonly string[] | false | undefined;
+  /** Accepted Origin values; undefined means loopback origins only, `false` turns the check off. */
+  allowedOrigins: readonly string[] | false | undefined;
+  cors?: CorsOriginAllowance | false;
+}
+
+/**
+ * Answers 403 to a request whose Host or Origin is not accepted; true when the request may proceed. An Origin is
+ * accepted when `allowedOrigins` accepts it, or when `cors` (`http.cors`) allows it.
+ */
+export function passesHostAndOrigin(req: IncomingMessage, res: ServerResponse, options: HostAndOriginOptions): boolean {
   let checks = verdicts.get(options);
   if (!checks) {
+    const { cors } = options;
     checks = {
       host: new HeaderVerdicts((host) => isAllowedHost(host, options.allowedHosts)),
-      origin: new HeaderVerdicts((origin) => isAllowedOrigin(origin, options.allowedOrigins)),
+      origin: new HeaderVerdicts(
+        (origin) => isAllowedOrigin(origin, options.allowedOrigins) || (!!cors && cors.allowsOrigin(origin)),
+      ),
     };
     verdicts.set(options, checks);
   }

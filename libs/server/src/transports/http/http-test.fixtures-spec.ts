@@ -5,7 +5,7 @@ import http, { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node
 import { JsonRpcResponse, classifyMessage, errorResponse, negotiateLegacyRevision } from '@conduit-mcp/core';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
-import { InMemorySessionStore } from '../../session/session.store';
+import { LiveSessions } from '../../session/live-sessions';
 import { PollableStream } from './post.reply';
 
 /**
@@ -16,7 +16,7 @@ import { PollableStream } from './post.reply';
  */
 export class FakeEndpoint implements McpEndpoint {
   readonly options = { name: 'fake', version: '1.0.0' };
-  readonly sessions = new InMemorySessionStore();
+  readonly sessions = new LiveSessions();
   readonly received: Array<{ message: Record<string, unknown>; origin: DispatchOrigin }> = [];
   private readonly gates = new Map<unknown, () => void>();
 

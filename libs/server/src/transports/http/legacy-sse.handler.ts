@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, classifyMessage, isKnownRevision } from '@conduit-mcp/core';
+import type { McpAuthInfo } from '../../auth/mcp-auth-info.interface';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { httpTransportFacts } from './http-transport.facts';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
 import { McpSession } from '../../session/mcp-session';
+import { answersCors } from './cors.policy';
 import { dispatchMessage } from './endpoint.dispatch';
 import { passesHostAndOrigin } from './host-origin.check';
+import { authenticateHttp } from './http-auth.gate';
 import { readJsonBody } from './http-body.reader';
 import { ResolvedHttpOptions } from './http-options';
 import { accepts, headerValue, isJsonContentType, requestPath } from './http-request.util';
@@ -19,6 +22,7 @@ const noop = () => undefined;
  * The deprecated HTTP+SSE transport of revision 2024-11-05: `GET {ssePath}` opens a session whose stream first
  * names the message URL in an `endpoint` event; `POST {messagePath}?sessionId=…` delivers messages, answered 202,
  * their responses going out on the stream. Closing the stream ends the session. The caller routes by path.
+ * Requests pass the Host and Origin checks, CORS and the authenticator as on the Streamable HTTP endpoint.
  */
 export class LegacySseHandler {
   private readonly sessions = new Map<string, McpSession>();
@@ -34,17 +38,27 @@ export class LegacySseHandler {
     res.on('error', noop);
     try {
       if (!passesHostAndOrigin(req, res, this.options)) return;
+      const { cors, authenticator } = this.options;
+      if (cors && answersCors(req, res, cors)) return;
       const paths = this.options.legacySse;
       const path = requestPath(req);
-      if (paths && path === paths.ssePath && req.method === 'GET') return this.open(req, res, paths.messagePath);
-      if (paths && path === paths.messagePath && req.method === 'POST') return await this.message(req, res, parsedBody);
-      if (paths && (path === paths.ssePath || path === paths.messagePath)) {
-        const allow = [path === paths.ssePath && 'GET', path === paths.messagePath && 'POST']
+      const opens = paths && path === paths.ssePath && req.method === 'GET';
+      const posts = paths && path === paths.messagePath && req.method === 'POST';
+      if (!opens && !posts) {
+        if (!paths || (path !== paths.ssePath && path !== paths.messagePath)) return sendError(res, 404, 'Not Found');
+        const allow = [path === paths.ssePath && 'GET', path === paths.messagePath && 'POST', cors && 'OPTIONS']
           .filter(Boolean)
           .join(', ');
         return sendError(res, 405, 'Method Not Allowed', { headers: { Allow: allow } });
       }
-      sendError(res, 404, 'Not Found');
+      let auth: McpAuthInfo | undefined;
+      if (authenticator) {
+        const passage = await authenticateHttp(req, res, authenticator, 'sse');
+        if (!passage) return;
+        auth = passage.auth;
+      }
+      if (opens) return this.open(req, res, paths.messagePath);
+      return await this.message(req, res, parsedBody, auth);
     } catch {
       sendError(res, 500, 'Internal error', { code: ErrorCode.InternalError });
     }
@@ -73,7 +87,12 @@ export class LegacySseHandler {
     });
   }
 
-  private async message(req: IncomingMessage, res: ServerResponse, parsedBody: unknown): Promise<void> {
+  private async message(
+    req: IncomingMessage,
+    res: ServerResponse,
+    parsedBody: unknown,
+    auth: McpAuthInfo | undefined,
+  ): Promise<void> {
     const sessionId = sessionIdOf(req);
     if (!sessionId) return sendError(res, 400, 'Bad Request: sessionId query parameter is required');
     const session = this.sessions.get(sessionId);
@@ -100,7 +119,7 @@ export class LegacySseHandler {
     const origin: DispatchOrigin = {
       session,
       stream: session.outbound,
-      facts: httpTransportFacts('sse', req, undefined),
+      facts: httpTransportFacts('sse', req, undefined, auth),
     };
     for (const message of messages) {
       // The response waits one turn of the event loop so it does not share a network read with the notifications

@@ -3,9 +3,12 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { McpModuleOptions } from '../../interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../../mcp.module-definition';
-import { McpServer } from '../../mcp.server';
-import { InMemoryEventStore } from './event.store';
-import { mountOnExpress, mountOnHttpServer } from './http-mount';
+import { McpServerHost } from '../../mcp-server.host';
+import { EventStore } from './event.store';
+import { ExpressAppLike, mountOnExpress } from './mounts/express.mount';
+import { FastifyInstanceLike, mountOnFastify } from './mounts/fastify.mount';
+import { chooseMount } from './mounts/mount.choice';
+import { mountOnHttpServer } from './mounts/server.mount';
 import { claimHttpPaths } from './http-path.claims';
 import { LegacySseHandler } from './legacy-sse.handler';
 import { resolveHttpOptions } from './http-options';
@@ -24,7 +27,8 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
-    private readonly server: McpServer,
+    private readonly server: McpServerHost,
+    @Inject(EventStore) private readonly eventStore: EventStore,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
@@ -32,17 +36,20 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
     const adapter = this.adapterHost?.httpAdapter;
     if (this.options.http === false || !adapter) return;
     const http = resolveHttpOptions(this.options.http);
-    const streamable = new StreamableHttpHandler(this.server, http, new InMemoryEventStore());
+    const streamable = new StreamableHttpHandler(this.server, http, this.eventStore);
     const legacy = http.legacySse ? new LegacySseHandler(this.server, http) : undefined;
     const paths = [http.path, ...(http.legacySse ? [http.legacySse.ssePath, http.legacySse.messagePath] : [])];
+    const mount = chooseMount(http.mount, adapter.getType(), this.options.name);
     this.releasePaths = claimHttpPaths(adapter.getHttpServer() as object, this.options.name, paths);
     const serve = (req: IncomingMessage, res: ServerResponse, body?: unknown) => {
       const path = (req.url ?? '/').split('?', 1)[0];
       if (path === http.path) void streamable.handle(req, res, body);
       else void legacy?.handle(req, res, body);
     };
-    if (http.mount === 'express') {
-      mountOnExpress(adapter.getInstance(), paths, serve);
+    if (mount === 'express') {
+      mountOnExpress(adapter.getInstance<ExpressAppLike>(), paths, serve);
+    } else if (mount === 'fastify') {
+      mountOnFastify(adapter.getInstance<FastifyInstanceLike>(), paths, serve);
     } else {
       const httpServer = adapter.getHttpServer() as Server;
       this.unmount = mountOnHttpServer(httpServer, (req, res) => {
@@ -55,7 +62,7 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
     this.server.markListening('streamable-http', true);
     if (legacy) this.server.markListening('sse', true);
     this.logger.log(
-      `MCP server "${this.options.name}" at ${http.path} (${http.sessionMode}, mounted on ${http.mount === 'express' ? 'Express' : 'the HTTP server'})`,
+      `MCP server "${this.options.name}" at ${http.path} (${http.sessionMode}, mounted ${MOUNTED[mount]})`,
     );
   }
 
@@ -66,3 +73,5 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
     this.server.markListening('sse', false);
   }
 }
+
+const MOUNTED = { server: 'on the HTTP server', express: 'as Express routes', fastify: 'as Fastify routes' } as const;

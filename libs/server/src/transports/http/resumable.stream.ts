@@ -14,6 +14,8 @@ export const SSE_RETRY_MS = 1_000;
 export class ResumableStream implements MessageSink {
   private connection: SseStream | undefined;
   private stopped = false;
+  // Writes waiting for an event id from an asynchronous store, in order; undefined while none waits.
+  private pending: Promise<void> | undefined;
 
   constructor(
     private readonly store: EventStore,
@@ -43,24 +45,46 @@ export class ResumableStream implements MessageSink {
    */
   prime(retryMs = SSE_RETRY_MS): void {
     if (this.stopped) return;
-    const id = this.store.append(this.sessionId, this.streamId);
-    this.connection?.writeEvent({ id, retry: retryMs, data: '' });
+    this.recorded(this.store.append(this.sessionId, this.streamId), (id) =>
+      this.connection?.writeEvent(id === undefined ? { retry: retryMs, data: '' } : { id, retry: retryMs, data: '' }),
+    );
   }
 
   /** Records a message, then writes it if a connection is attached. False once the stream is closed. */
   send(message: JsonRpcMessage): boolean {
     if (this.stopped) return false;
-    const id = this.store.append(this.sessionId, this.streamId, message);
-    this.connection?.send(message, id);
+    this.recorded(this.store.append(this.sessionId, this.streamId, message), (id) =>
+      this.connection?.send(message, id),
+    );
     return true;
+  }
+
+  /**
+   * Writes once the store gave the event its id: at once for a synchronous store with nothing pending, else after
+   * every earlier write, so a stream's events go out in order. A store that fails leaves the event unrecorded, but
+   * it is still sent (without an id: not resumable, never lost).
+   */
+  private recorded(id: string | Promise<string>, write: (id: string | undefined) => void): void {
+    if (typeof id === 'string' && this.pending === undefined) return write(id);
+    const next = (this.pending ?? Promise.resolve()).then(() => id).then(write, () => write(undefined));
+    this.pending = next;
+    void next.then(() => {
+      if (this.pending === next) this.pending = undefined;
+    });
+  }
+
+  // Runs `step` after the writes still waiting for their ids.
+  private afterPending(step: () => void): void {
+    if (this.pending === undefined) step();
+    else void this.pending.then(step);
   }
 
   /** Ends the stream for good: nothing more is recorded, the connection ends, a resumption gets no more. */
   finish(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.store.end(this.sessionId, this.streamId);
-    this.connection?.end();
+    void Promise.resolve(this.store.end(this.sessionId, this.streamId)).catch(() => undefined);
+    this.afterPending(() => this.connection?.end());
   }
 
   /**
@@ -69,7 +93,7 @@ export class ResumableStream implements MessageSink {
    */
   detach(): void {
     this.stopped = true;
-    this.connection?.end();
+    this.afterPending(() => this.connection?.end());
   }
 
   /**
@@ -81,7 +105,7 @@ export class ResumableStream implements MessageSink {
     const connection = this.connection;
     if (!connection || this.stopped) return false;
     this.prime(retryMs);
-    connection.end();
+    this.afterPending(() => connection.end());
     return true;
   }
 }

@@ -2,7 +2,7 @@ import { INestApplicationContext, LogLevel, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { StdioTransport } from '@conduit-mcp/core';
 import { getMcpServerToken } from '../../mcp-server.token';
-import { McpServer } from '../../mcp.server';
+import { McpServer, hostOf } from '../../mcp.server';
 import { StderrLogger } from './stderr.logger';
 
 /** Options of `McpStdio.run`. */
@@ -29,7 +29,7 @@ export class McpStdio {
       strict: false,
     });
     const transport = new StdioTransport(process.stdin, process.stdout);
-    const session = server.connect(transport, 'stdio');
+    const session = hostOf(server).connect(transport, 'stdio');
     session.onClose(() => void app.close());
     transport.start();
     return app;

@@ -1,7 +1,9 @@
 import express from 'express';
 import { IncomingMessage, ServerResponse } from 'node:http';
-import { mountOnExpress, mountOnHttpServer } from './http-mount';
-import { TestServer, request, startServer } from './http-test.fixtures-spec';
+import { mountOnExpress } from './express.mount';
+import { chooseMount } from './mount.choice';
+import { mountOnHttpServer } from './server.mount';
+import { TestServer, request, startServer } from '../http-test.fixtures-spec';
 
 const answer = (text: string) => (_req: IncomingMessage, res: ServerResponse) => res.end(text);
 const routeFor = (path: string, text: string) => (req: IncomingMessage, res: ServerResponse) => {
@@ -94,5 +96,24 @@ describe('mountOnExpress', () => {
     server = await startServer(app);
     await request(server.port, { path: '/mcp', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
     expect(parsed).toBeUndefined();
+  });
+});
+
+describe('chooseMount', () => {
+  it('defaults to the server mount, on any adapter', () => {
+    expect(chooseMount(undefined, 'express', 'a')).toBe('server');
+    expect(chooseMount(undefined, 'fastify', 'a')).toBe('server');
+  });
+
+  it('takes a framework mount that fits the adapter', () => {
+    expect(chooseMount('express', 'express', 'a')).toBe('express');
+    expect(chooseMount('fastify', 'fastify', 'a')).toBe('fastify');
+  });
+
+  it('refuses a framework mount on another framework, naming the server and the fitting mount', () => {
+    expect(() => chooseMount('express', 'fastify', 'weather')).toThrow(
+      `MCP server "weather": http.mount 'express' needs the Express adapter, but the app runs on fastify: use mount 'fastify' or leave it out`,
+    );
+    expect(() => chooseMount('fastify', 'express', 'weather')).toThrow(/needs the Fastify adapter/);
   });
 });

@@ -1,17 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { McpHttpRoute } from './mount.types';
 import { ErrorCode } from '@conduit-mcp/core';
-import { sendError } from './http-response.util';
-
-/** Serves a request and returns true when it is one of ours; returns false to let it fall through. */
-export type McpHttpRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
-
-/** Serves a request routed to MCP; `parsedBody` is the body an Express body parser already read. */
-export type McpHttpServe = (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => void;
-
-/** The part of an Express application {@link mountOnExpress} uses. */
-export interface ExpressAppLike {
-  all(path: string, handler: (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => void): unknown;
-}
+import { sendError } from '../http-response.util';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -60,14 +50,4 @@ export function mountOnHttpServer(server: Server, route: McpHttpRoute): () => vo
     for (const listener of mount.fallThrough) server.on('request', listener);
     mounts.delete(server);
   };
-}
-
-/**
- * Registers `serve` as an ordinary Express route (`app.all`) for each path, so the app's middleware sees MCP
- * requests. A body an Express body parser already read is passed on as `parsedBody`.
- */
-export function mountOnExpress(app: ExpressAppLike, paths: readonly string[], serve: McpHttpServe): void {
-  for (const path of new Set(paths)) {
-    app.all(path, (req, res) => serve(req, res, req.readableEnded && req.body !== undefined ? req.body : undefined));
-  }
 }

@@ -1,0 +1,112 @@
+import { ClientCapabilities, Era, Implementation, JsonRpcId, LoggingLevel, Meta } from '@conduit-mcp/core';
+import type { McpAuthInfo } from '../auth/mcp-auth-info.interface';
+import { TransportFacts } from '../dispatch/transport-facts.interface';
+import { McpSession } from '../session/mcp-session';
+import { MessageSink } from '../session/message-sink.interface';
+import { RequestCancellation } from '../session/request-cancellation';
+import { McpInput } from './mcp-input.interface';
+import { McpRequestState } from './mcp-request-state';
+
+/** The tool, resource, prompt or completion a request addresses, once its method resolved it. */
+export interface McpInvocationTarget {
+  kind: 'tool' | 'resource' | 'prompt' | 'completion';
+  name: string;
+}
+
+/** What an era engine knows about a request when it builds its invocation. */
+export interface McpInvocationInit {
+  server: string;
+  method: string;
+  requestId: JsonRpcId;
+  era: Era;
+  protocolVersion: string;
+  session: McpSession;
+  /** Where messages tied to the request go at first: the POST's stream, stdout; else the session's outbound. */
+  stream: MessageSink | undefined;
+  transport: TransportFacts;
+  cancellation: RequestCancellation;
+  meta: Meta;
+  input: McpInput;
+  state: McpRequestState;
+  clientInfo: Implementation | undefined;
+  clientCapabilities: ClientCapabilities;
+  /** The least severe level sent to the client right now; null sends nothing. */
+  logThreshold: () => LoggingLevel | null;
+}
+
+/**
+ * One running request as a value: its id, cancellation signal, the sink its progress, logs and questions go to, its
+ * input, state, caller and target. The era engine builds it; `McpRequestContext` is the handler's view of it. It
+ * can outlive the exchange that started it: `repoint` sends what the handler emits from then on somewhere else (a
+ * task's store, a resumed stream) without the handler noticing.
+ */
+export class McpInvocation {
+  readonly server: string;
+  readonly method: string;
+  readonly id: JsonRpcId;
+  readonly era: Era;
+  readonly protocolVersion: string;
+  readonly session: McpSession;
+  readonly transport: TransportFacts;
+  readonly cancellation: RequestCancellation;
+  readonly meta: Meta;
+  readonly input: McpInput;
+  readonly state: McpRequestState;
+  readonly clientInfo: Implementation | undefined;
+  readonly clientCapabilities: ClientCapabilities;
+  readonly logThreshold: () => LoggingLevel | null;
+  target: McpInvocationTarget | undefined;
+  private stream: MessageSink | undefined;
+
+  constructor(init: McpInvocationInit) {
+    this.server = init.server;
+    this.method = init.method;
+    this.id = init.requestId;
+    this.era = init.era;
+    this.protocolVersion = init.protocolVersion;
+    this.session = init.session;
+    this.stream = init.stream;
+    this.transport = init.transport;
+    this.cancellation = init.cancellation;
+    this.meta = init.meta;
+    this.input = init.input;
+    this.state = init.state;
+    this.clientInfo = init.clientInfo;
+    this.clientCapabilities = init.clientCapabilities;
+    this.logThreshold = init.logThreshold;
+    this.target = undefined;
+  }
+
+  /** Where the request's messages go now: its own stream while it has one, else the session's outbound channel. */
+  get sink(): MessageSink | undefined {
+    return this.stream ?? this.session.outbound;
+  }
+
+  /** The request's own stream (undefined when its messages go to the session's outbound channel). */
+  get ownStream(): MessageSink | undefined {
+    return this.stream;
+  }
+
+  /** From now on, the request's progress, logs and questions go to `sink`. */
+  repoint(sink: MessageSink): void {
+    this.stream = sink;
+  }
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+
+  get cancelled(): boolean {
+    return this.cancellation.aborted;
+  }
+
+  /** Who made the request, as the transport's authenticator established it. */
+  get auth(): McpAuthInfo | undefined {
+    return this.transport.auth;
+  }
+
+  /** Sends a notification tied to the request on its current sink. */
+  notify(method: string, params: Record<string, unknown>): boolean {
+    return this.sink?.send({ jsonrpc: '2.0', method, params }) ?? false;
+  }
+}

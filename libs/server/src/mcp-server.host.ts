@@ -1,0 +1,107 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { McpBusEvent, McpEventBus } from './events/mcp-event.bus';
+import { ClassifiedMessage, JsonRpcResponse, Transport } from '@conduit-mcp/core';
+import { DispatchOrigin } from './dispatch/dispatch-origin.interface';
+import { TransportKind } from './dispatch/transport-facts.interface';
+import { McpDispatcher } from './dispatch/mcp.dispatcher';
+import { McpEndpoint } from './dispatch/mcp-endpoint.interface';
+import { McpExplorer } from './discovery/mcp.explorer';
+import { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import { MCP_MODULE_OPTIONS } from './mcp.module-definition';
+import { McpRegistry } from './registry/mcp.registry';
+import { McpSession } from './session/mcp-session';
+import { McpSubscriptionHub } from './events/subscription.hub';
+import { LiveSessions } from './session/live-sessions';
+import { connectTransport } from './transports/transport.connection';
+
+/**
+ * The insides of one MCP server, for its transports and health: the endpoint they serve (options, live sessions, the
+ * dispatcher), the transports listening, its start (discovery, the event bus) and its shutdown. Not public: users
+ * have the `McpServer` facade.
+ */
+@Injectable()
+export class McpServerHost implements McpEndpoint, OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly transports = new Set<string>();
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) readonly options: McpModuleOptions,
+    readonly registry: McpRegistry,
+    private readonly explorer: McpExplorer,
+    private readonly dispatcher: McpDispatcher,
+    private readonly subscriptions: McpSubscriptionHub,
+    readonly sessions: LiveSessions,
+    @Inject(McpEventBus) private readonly bus: McpEventBus,
+  ) {}
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  /** Transports serving this server right now (`streamable-http`, `sse`, `stdio`, `memory`). */
+  get activeTransports(): string[] {
+    return [...this.transports];
+  }
+
+  onApplicationBootstrap(): void {
+    this.explorer.explore(this.name, this.registry);
+    // Broadcasts go through the bus, so that every instance's sessions and streams hear them.
+    this.unsubscribe = this.bus.subscribe((event) => this.onBusEvent(event));
+    this.registry.onListChanged((kind) => this.publishQuietly({ type: 'list-changed', server: this.name, list: kind }));
+  }
+
+  /** Ends every session while the HTTP server still runs: its close waits for open streams (a session's GET). */
+  beforeApplicationShutdown(): void {
+    this.unsubscribe?.();
+    this.sessions.clear();
+    this.transports.clear();
+  }
+
+  handle(message: unknown, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
+    return this.dispatcher.handle(message, origin);
+  }
+
+  handleClassified(message: ClassifiedMessage, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
+    return this.dispatcher.handleClassified(message, origin);
+  }
+
+  /** Serves a message transport (stdio, an in-memory pair) as one session until either side closes it. */
+  connect(transport: Transport, kind: TransportKind = 'memory'): McpSession {
+    const session = connectTransport(this, transport, kind);
+    this.transports.add(kind);
+    session.onClose(() => this.transports.delete(kind));
+    return session;
+  }
+
+  /** Records that a transport listens for this server (health reporting). */
+  markListening(kind: TransportKind, listening: boolean): void {
+    if (listening) this.transports.add(kind);
+    else this.transports.delete(kind);
+  }
+
+  /** Publishes an event for every instance of the server (list changes, resource updates). */
+  publish(event: McpBusEvent): Promise<void> {
+    return this.bus.publish(event);
+  }
+
+  private publishQuietly(event: McpBusEvent): void {
+    this.bus.publish(event).catch(() => undefined); // a bus that cannot publish logs it itself
+  }
+
+  // What this instance does with the bus's events for its server: tells its own sessions and streams.
+  private onBusEvent(event: McpBusEvent): void {
+    if (event.server !== this.name) return;
+    if (event.type === 'list-changed') {
+      for (const session of this.sessions.values()) {
+        if (session.revision) session.notify(`notifications/${event.list}/list_changed`);
+      }
+      this.subscriptions.listChanged(event.list);
+    } else if (event.type === 'resource-updated') {
+      const { uri } = event;
+      for (const session of this.sessions.values()) {
+        if (session.subscribedTo(uri)) session.notify('notifications/resources/updated', { uri });
+      }
+      this.subscriptions.resourceUpdated(uri);
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import { Provider } from '@nestjs/common';
+import { McpAuthenticator } from './auth/mcp-authenticator.interface';
+import { InMemoryEventBus } from './events/in-memory-event.bus';
+import { McpEventBus } from './events/mcp-event.bus';
+import { McpModuleOptions } from './interfaces/mcp-module-options.interface';
+import { MCP_MODULE_OPTIONS } from './mcp.module-definition';
+import { InMemorySessionStore } from './session/in-memory-session.store';
+import { LiveSessions } from './session/live-sessions';
+import { SessionStore } from './session/session.store';
+import { InMemoryTaskStore } from './tasks/in-memory-task.store';
+import { TaskStore } from './tasks/task.store';
+import { EventStore, InMemoryEventStore } from './transports/http/event.store';
+
+const httpOf = (options: McpModuleOptions) => options.http || {};
+
+/**
+ * The server's state, chosen from the module options (as nestjs/throttler chooses its storage): the stores and the
+ * bus the options name, else bounded in-memory defaults. `McpServer` builds none of them itself.
+ */
+export const MCP_STATE_PROVIDERS: Provider[] = [
+  {
+    provide: SessionStore,
+    useFactory: (options: McpModuleOptions): SessionStore =>
+      options.sessionStore ??
+      new InMemorySessionStore({ maxSessions: httpOf(options).maxSessions, idleMs: httpOf(options).sessionIdleMs }),
+    inject: [MCP_MODULE_OPTIONS],
+  },
+  {
+    provide: McpEventBus,
+    useFactory: (options: McpModuleOptions): McpEventBus => options.eventBus ?? new InMemoryEventBus(),
+    inject: [MCP_MODULE_OPTIONS],
+  },
+  {
+    provide: TaskStore,
+    useFactory: (options: McpModuleOptions): TaskStore => options.taskStore ?? new InMemoryTaskStore(),
+    inject: [MCP_MODULE_OPTIONS],
+  },
+  {
+    provide: EventStore,
+    useFactory: (options: McpModuleOptions): EventStore => options.eventStore ?? new InMemoryEventStore(),
+    inject: [MCP_MODULE_OPTIONS],
+  },
+  {
+    provide: McpAuthenticator,
+    useFactory: (options: McpModuleOptions): McpAuthenticator | null => httpOf(options).authenticator ?? null,
+    inject: [MCP_MODULE_OPTIONS],
+  },
+  {
+    provide: LiveSessions,
+    useFactory: (options: McpModuleOptions, store: SessionStore) =>
+      new LiveSessions({ maxSessions: httpOf(options).maxSessions, idleMs: httpOf(options).sessionIdleMs, store }),
+    inject: [MCP_MODULE_OPTIONS, SessionStore],
+  },
+];

@@ -1,0 +1,27 @@
+import { ClientCapabilities, Implementation, LegacyRevision, LoggingLevel } from '@conduit-mcp/core';
+
+/**
+ * What a legacy-era session is, as data: what `initialize` negotiated and what the client set since. Serializable
+ * (JSON), so that any instance can serve the session; the live parts (streams, in-flight requests) stay with the
+ * instance that holds them.
+ */
+export interface SessionRecord {
+  id: string;
+  /** The negotiated protocol revision (undefined until `initialize` succeeded). */
+  revision: LegacyRevision | undefined;
+  clientInfo: Implementation | undefined;
+  clientCapabilities: ClientCapabilities;
+  /** Set by `logging/setLevel`; undefined sends every level. */
+  logLevel: LoggingLevel | undefined;
+  /** Resource URIs the client subscribed to (`resources/subscribe`). */
+  subscriptions: string[];
+  /** `notifications/initialized` arrived. */
+  initialized: boolean;
+  /** Who opened the session (the authenticator's subject), when known: another caller cannot use it. */
+  principal?: string;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+}
+
+/** The fields of a record a session changes after it was created. */
+export type SessionRecordChanges = Partial<Omit<SessionRecord, 'id' | 'createdAt'>>;

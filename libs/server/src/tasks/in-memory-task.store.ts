@@ -1,0 +1,131 @@
+import { TaskChanges, TaskPage, TaskRecord, TaskStore, TERMINAL_TASK_STATUSES } from './task.store';
+
+/** Bounds of {@link InMemoryTaskStore}. */
+export interface InMemoryTaskStoreOptions {
+  /** Most tasks kept in all. Default 10 000. */
+  maxTasks?: number;
+  /** Most tasks kept per owner. Default 100. */
+  maxTasksPerOwner?: number;
+  /** Most bytes of tasks kept (their JSON size, results included). Default 64 MiB. */
+  maxBytes?: number;
+}
+
+interface Entry {
+  json: string;
+  owner: string;
+  expiresAt: number;
+  terminal: boolean;
+}
+
+/**
+ * The default {@link TaskStore}: one process, bounded in count (in all and per owner) and bytes; expired tasks are
+ * dropped on access and when a bound is reached. Records are kept as JSON, so no caller shares an object with it.
+ */
+export class InMemoryTaskStore implements TaskStore {
+  private readonly tasks = new Map<string, Entry>();
+  private readonly byOwner = new Map<string, Set<string>>();
+  private bytes = 0;
+  private readonly maxTasks: number;
+  private readonly maxPerOwner: number;
+  private readonly maxBytes: number;
+
+  constructor(options: InMemoryTaskStoreOptions = {}) {
+    this.maxTasks = options.maxTasks ?? 10_000;
+    this.maxPerOwner = options.maxTasksPerOwner ?? 100;
+    this.maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  }
+
+  async create(task: TaskRecord): Promise<boolean> {
+    if (this.tasks.has(task.taskId)) return false;
+    const json = JSON.stringify(task);
+    if (!this.fits(task.owner, json.length)) this.sweep();
+    if (!this.fits(task.owner, json.length)) return false;
+    this.tasks.set(task.taskId, {
+      json,
+      owner: task.owner,
+      expiresAt: task.expiresAt,
+      terminal: TERMINAL_TASK_STATUSES.has(task.status),
+    });
+    this.bytes += json.length;
+    let owned = this.byOwner.get(task.owner);
+    if (!owned) this.byOwner.set(task.owner, (owned = new Set()));
+    owned.add(task.taskId);
+    return true;
+  }
+
+  async get(owner: string, taskId: string): Promise<TaskRecord | undefined> {
+    const entry = this.owned(owner, taskId);
+    return entry && (JSON.parse(entry.json) as TaskRecord);
+  }
+
+  async update(owner: string, taskId: string, changes: TaskChanges): Promise<TaskRecord | undefined> {
+    const entry = this.owned(owner, taskId);
+    if (!entry || entry.terminal) return undefined;
+    return this.write(taskId, entry, changes);
+  }
+
+  async list(owner: string, cursor: string | undefined, limit: number): Promise<TaskPage> {
+    const ids = [...(this.byOwner.get(owner) ?? [])].reverse(); // newest first (insertion order)
+    const start = cursor === undefined ? 0 : ids.indexOf(cursor) + 1;
+    const tasks: TaskRecord[] = [];
+    let index = start;
+    for (; index < ids.length && tasks.length < limit; index++) {
+      const entry = this.owned(owner, ids[index]);
+      if (entry) tasks.push(JSON.parse(entry.json) as TaskRecord);
+    }
+    const more = ids.slice(index).some((id) => this.owned(owner, id));
+    return more && tasks.length ? { tasks, nextCursor: tasks[tasks.length - 1].taskId } : { tasks };
+  }
+
+  async cancel(owner: string, taskId: string, statusMessage?: string): Promise<TaskRecord | undefined> {
+    const entry = this.owned(owner, taskId);
+    if (!entry) return undefined;
+    if (entry.terminal) return JSON.parse(entry.json) as TaskRecord;
+    return this.write(
+      taskId,
+      entry,
+      statusMessage === undefined ? { status: 'cancelled' } : { status: 'cancelled', statusMessage },
+    );
+  }
+
+  private write(taskId: string, entry: Entry, changes: TaskChanges): TaskRecord | undefined {
+    const task = { ...(JSON.parse(entry.json) as TaskRecord), ...changes, lastUpdatedAt: Date.now() };
+    const json = JSON.stringify(task);
+    if (json.length - entry.json.length > this.maxBytes - this.bytes) return undefined;
+    this.bytes += json.length - entry.json.length;
+    entry.json = json;
+    entry.terminal = TERMINAL_TASK_STATUSES.has(task.status);
+    this.tasks.set(taskId, entry);
+    return task;
+  }
+
+  private fits(owner: string, size: number): boolean {
+    return (
+      this.tasks.size < this.maxTasks &&
+      (this.byOwner.get(owner)?.size ?? 0) < this.maxPerOwner &&
+      this.bytes + size <= this.maxBytes
+    );
+  }
+
+  /** The owner's unexpired entry, or undefined (an expired one is removed). */
+  private owned(owner: string, taskId: string): Entry | undefined {
+    const entry = this.tasks.get(taskId);
+    if (!entry || entry.owner !== owner) return undefined;
+    if (Date.now() < entry.expiresAt) return entry;
+    this.remove(taskId, entry);
+    return undefined;
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [taskId, entry] of this.tasks) if (entry.expiresAt <= now) this.remove(taskId, entry);
+  }
+
+  private remove(taskId: string, entry: Entry): void {
+    this.tasks.delete(taskId);
+    this.bytes -= entry.json.length;
+    const owned = this.byOwner.get(entry.owner);
+    owned?.delete(taskId);
+    if (owned?.size === 0) this.byOwner.delete(entry.owner);
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Names of the `node:diagnostics_channel` channels the server publishes on (public contract).
+ *
+ * - `request`, `cancelled`: plain channels (`diagnostics_channel.subscribe(name, …)`), from the dispatcher.
+ * - `tool`, `resource`, `prompt`: each name is both a plain channel carrying one {@link McpHandlerEvent} per handler
+ *   run, and a tracing channel (`diagnostics_channel.tracingChannel(name)`, whose sub-channels are
+ *   `tracing:<name>:start|end|asyncStart|asyncEnd|error`) carrying one {@link McpHandlerTrace} per run. The two never
+ *   clash: a tracing channel's sub-channels have names of their own.
+ *
+ * @example
+ * import { subscribe, tracingChannel } from 'node:diagnostics_channel';
+ * subscribe(MCP_CHANNELS.tool, (event) => console.error(event)); // McpHandlerEvent
+ * tracingChannel(MCP_CHANNELS.tool).subscribe({ start(trace) {}, asyncEnd(trace) {} }); // McpHandlerTrace
+ */
+export const MCP_CHANNELS = {
+  request: 'conduit-mcp:request',
+  tool: 'conduit-mcp:tool',
+  resource: 'conduit-mcp:resource',
+  prompt: 'conduit-mcp:prompt',
+  cancelled: 'conduit-mcp:cancelled',
+} as const;
+
+/** The handlers that yield an event per run: a tool, a resource (or template), a prompt. Completions yield none. */
+export type McpHandlerKind = 'tool' | 'resource' | 'prompt';
+
+/**
+ * Outcome of a handler run. `tool_error`: a tool result with `isError: true`; `input_required`: a modern-era round
+ * that ended asking the client for input.
+ */
+export type McpOutcome = 'ok' | 'error' | 'tool_error' | 'cancelled' | 'input_required';
+
+/** Published on `conduit-mcp:request` once per request answered (or cancelled). */
+export interface McpRequestEvent {
+  server: string;
+  /** The JSON-RPC method, sanitized and clamped (a client may send anything). */
+  method: string;
+  status: 'ok' | 'error' | 'cancelled';
+  /** JSON-RPC error code when `status` is `error`. */
+  errorCode?: number;
+  durationMs: number;
+  transport: string;
+  era: 'legacy' | 'modern';
+}
+
+/**
+ * Published on the plain channels `conduit-mcp:tool`, `conduit-mcp:resource`, `conduit-mcp:prompt` once per
+ * `tools/call`, `resources/read`, `prompts/get` handled (each modern-era round counts), when its outcome is known. A
+ * call naming no such tool, resource or prompt yields one too, with status `error`.
+ */
+export interface McpHandlerEvent {
+  server: string;
+  /** Tool name, prompt name, or the resource URI (sanitized, clamped) as read; the name asked for when unknown. */
+  name: string;
+  /** For resources served by a template: the template. */
+  template?: string;
+  status: McpOutcome;
+  /** JSON-RPC error code when `status` is `error`. */
+  errorCode?: number;
+  durationMs: number;
+}
+
+/**
+ * The context object of one handler run on the tracing channels `conduit-mcp:tool|resource|prompt`. The same
+ * object goes to every sub-channel of the run, in this order: `start` (when the handler's pipeline starts, after its
+ * guards: stores bound with `start.bindStore` are entered around the handler, so a span opened there is the
+ * handler's parent), `end` (the synchronous part returned), then once the outcome is known `error` (only if the call
+ * threw), `asyncStart`, `asyncEnd` (always last, exactly once per `start`). The outcome fields (`status`,
+ * `errorCode`, `durationMs`, `result` or `error`) are filled before `error` / `asyncStart`.
+ *
+ * Published by `McpTelemetryInterceptor`; a call that never reaches its handler (unknown name, invalid tool
+ * arguments, a guard's refusal) is published by the server in one go at its end, with the same fields.
+ */
+export interface McpHandlerTrace {
+  server: string;
+  kind: McpHandlerKind;
+  /** As {@link McpHandlerEvent.name}. */
+  name: string;
+  /** For resources served by a template: the template. */
+  template?: string;
+  era: 'legacy' | 'modern';
+  /** The JSON-RPC request id, as a string (sanitized, clamped). */
+  requestId: string;
+  /** The session id (legacy era; a stateless or modern request has a throw-away one). */
+  sessionId: string;
+  /** Set when the run ends. */
+  status?: McpOutcome;
+  /** JSON-RPC error code when `status` is `error`. */
+  errorCode?: number;
+  /** Set when the run ends. */
+  durationMs?: number;
+  /** The call's result, when it did not throw (a tool error is a result with `isError: true`). */
+  result?: unknown;
+  /** What the call threw: the handler's own error when it threw one, else the server's (e.g. a guard's refusal). */
+  error?: unknown;
+}
+
+/** Published on `conduit-mcp:cancelled` per `notifications/cancelled` received. */
+export interface McpCancelledEvent {
+  server: string;
+  /** The cancelled request's id, sanitized. */
+  requestId: string;
+  /** The client's reason, sanitized and clamped. */
+  reason?: string;
+  /** Whether a request with that id was running (and was aborted). */
+  found: boolean;
+}

@@ -1,0 +1,162 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ClassifiedMessage,
+  ErrorCode,
+  JsonRpcResponse,
+  classifyMessage,
+  errorResponse,
+  httpHintOf,
+  isLegacyRevision,
+  isModernRevision,
+  namesModernRevision,
+} from '@conduit-mcp/core';
+import type { McpAuthInfo } from '../../auth/mcp-auth-info.interface';
+import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
+import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
+import { McpSession } from '../../session/mcp-session';
+import { dispatchMessage } from './endpoint.dispatch';
+import { readJsonBody } from './http-body.reader';
+import { ResolvedHttpOptions } from './http-options';
+import { accepts, headerValue, isJsonContentType } from './http-request.util';
+import { sendEmpty, sendError, sendJson } from './http-response.util';
+import { httpTransportFacts } from './http-transport.facts';
+import { hintedHeaders, hintedStatus, modernStatus } from './json-reply.status';
+import { Exchange, initializeExchange, sessionExchange, statelessSession, transientExchange } from './post.exchange';
+import { PostReply } from './post.reply';
+import { SESSION_HEADER, VERSION_HEADER, findSession, unsupportedVersion } from './session.lookup';
+import { StreamRegistry } from './stream.registry';
+
+/**
+ * A Streamable HTTP `POST`: reads and classifies the body, chooses how to serve it (modern era, stateless, a new
+ * session for `initialize`, or an existing session), dispatches its messages, and answers 202, JSON, or SSE once
+ * something is streamed.
+ */
+export class StreamablePostHandler {
+  constructor(
+    private readonly endpoint: McpEndpoint,
+    private readonly options: ResolvedHttpOptions,
+    private readonly streams: StreamRegistry,
+  ) {}
+
+  /** Serves one POST; `parsedBody` is a body an Express body parser already read, `auth` the authenticator's word. */
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    parsedBody: unknown,
+    auth: McpAuthInfo | undefined,
+  ): Promise<void> {
+    if (!isJsonContentType(req))
+      return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    if (!accepts(req, 'application/json') || !accepts(req, 'text/event-stream')) {
+      return sendError(res, 406, 'Not Acceptable: Accept must list application/json and text/event-stream');
+    }
+    const body = await readJsonBody(req, this.options.bodyLimit, parsedBody);
+    if (!body.ok) {
+      if ('aborted' in body) return void res.destroy();
+      return sendError(res, body.status, body.message, {
+        code: body.code,
+        headers: body.status === 413 ? { Connection: 'close' } : {},
+      });
+    }
+    const batch = Array.isArray(body.value);
+    const messages = (batch ? (body.value as unknown[]) : [body.value]).map(classifyMessage);
+    if (messages.length === 0)
+      return sendError(res, 400, 'Invalid Request: empty batch', { code: ErrorCode.InvalidRequest });
+    const first = messages[0];
+    if (!batch && first.kind === 'invalid') return sendJson(res, 400, errorResponse(first.id, first.error));
+    const id = !batch && first.kind === 'request' ? first.message.id : null;
+    const version = headerValue(req, VERSION_HEADER);
+
+    // Modern era: no sessions; the dispatcher checks the version header against `_meta`.
+    if (batch && isModern(messages, version)) {
+      return sendError(res, 400, 'Invalid Request: the 2026-07-28 revision takes one message per POST', {
+        code: ErrorCode.InvalidRequest,
+      });
+    }
+    if (isModern(messages, version))
+      return this.serve(req, res, messages, batch, transientExchange(new McpSession(undefined, false), true), auth);
+    if (version !== undefined && !isLegacyRevision(version)) return unsupportedVersion(res, id);
+    if (this.options.sessionMode === 'stateless')
+      return this.serve(req, res, messages, batch, transientExchange(statelessSession(version), false), auth);
+
+    const initialize = messages.some(
+      (message) => message.kind === 'request' && message.message.method === 'initialize',
+    );
+    if (initialize && batch) {
+      return sendError(res, 400, 'Invalid Request: initialize must not be part of a batch', {
+        code: ErrorCode.InvalidRequest,
+      });
+    }
+    const sessionId = headerValue(req, SESSION_HEADER);
+    if (sessionId === undefined) {
+      if (!initialize) return sendError(res, 400, 'Bad Request: Mcp-Session-Id header is required', { id });
+      return this.serve(req, res, messages, batch, initializeExchange(this.endpoint, this.streams.eventStore), auth);
+    }
+    let session = findSession(this.endpoint, sessionId, auth?.subject);
+    if (session instanceof Promise) session = await session; // not live here: looked up in the session store
+    if (!session) return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound, id });
+    if (initialize)
+      return sendError(res, 400, 'Invalid Request: the session is already initialized', {
+        code: ErrorCode.InvalidRequest,
+        id,
+      });
+    session.touch();
+    return this.serve(req, res, messages, batch, sessionExchange(session), auth);
+  }
+
+  // Dispatches a POST's messages: 202 when none is a request, else JSON or, once something is streamed, SSE.
+  private async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    messages: ClassifiedMessage[],
+    batch: boolean,
+    exchange: Exchange,
+    auth: McpAuthInfo | undefined,
+  ): Promise<void> {
+    const { session } = exchange;
+    const facts = httpTransportFacts('streamable-http', req, exchange.modern ? 'modern' : undefined, auth);
+    try {
+      if (messages.every((message) => message.kind === 'notification' || message.kind === 'response')) {
+        const origin: DispatchOrigin = { session, facts };
+        for (const message of messages) await dispatchMessage(this.endpoint, message, origin);
+        return sendEmpty(res, 202, exchange.headers(false));
+      }
+      const reply = new PostReply(() => this.streams.openReplyStream(res, exchange), exchange.resumable);
+      // Nothing can resume a transient session's stream, so losing the client cancels its requests.
+      if (!exchange.resumable) res.on('close', () => !reply.closed && session.close());
+      const origin: DispatchOrigin = { session, stream: reply, facts };
+      const take = (response: JsonRpcResponse | undefined): JsonRpcResponse | undefined => {
+        if (response) {
+          exchange.onResponse?.(response);
+          reply.answer(response);
+        }
+        return response;
+      };
+      // One message (every modern POST, most legacy ones) skips the batch's per-message promise and arrays.
+      const responses = batch
+        ? await Promise.all(messages.map((message) => dispatchMessage(this.endpoint, message, origin).then(take)))
+        : [take(await dispatchMessage(this.endpoint, messages[0], origin))];
+      if (reply.finish()) return;
+      const answered = responses.filter((response): response is JsonRpcResponse => response !== undefined);
+      if (answered.length === 0) return sendEmpty(res, 202, exchange.headers(false));
+      if (batch) return sendJson(res, 200, answered, exchange.headers(false));
+      const response = answered[0];
+      // An McpError may ask for its own status and headers (an insufficient scope's 403 and challenge).
+      const hint = 'error' in response ? httpHintOf(response) : undefined;
+      const status = exchange.modern ? modernStatus(response) : 200;
+      if (hint === undefined) return sendJson(res, status, response, exchange.headers(false));
+      sendJson(res, hintedStatus(hint, status), response, hintedHeaders(hint, exchange.headers(false)));
+    } finally {
+      exchange.settle?.();
+    }
+  }
+}
+
+// A modern-era request: the version header names a modern revision, or a message names its revision in `_meta`.
+function isModern(messages: ClassifiedMessage[], version: string | undefined): boolean {
+  if (isModernRevision(version)) return true;
+  return messages.some(
+    (message) =>
+      (message.kind === 'request' || message.kind === 'notification') && namesModernRevision(message.message.params),
+  );
+}

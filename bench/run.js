@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// npm run bench [-- --quick] [-- --only=raw,conduit-modern,stdio]: the HTTP table (servers side by side), then the
+// npm run bench [-- --quick] [-- --only=raw,conduit-modern,stdio] [-- --baseline=<commit>] [-- --concurrency=16]:
+// the HTTP table (servers side by side), then the
 // sections (bench/sections/*.js), then every target with its verdict; writes bench/results/.
 const { spawn } = require('node:child_process');
 const os = require('node:os');
@@ -23,6 +24,8 @@ const check = argv.includes('--check');
 const only = (argv.find((a) => a.startsWith('--only=')) || '').slice(7).split(',').filter(Boolean);
 // --baseline=<commit>: also measure this project's server at that commit, side by side (rows `baseline-*`).
 const baselineRef = (argv.find((a) => a.startsWith('--baseline=')) || '').slice(11);
+// --concurrency=n: the tools/call table at that concurrency only.
+const onlyConcurrency = Number((argv.find((a) => a.startsWith('--concurrency=')) || '').slice(14)) || undefined;
 const WARMUP = quick ? 1 : 2;
 const DURATION = quick ? 2 : 10;
 
@@ -98,7 +101,9 @@ async function measureSideBySide(specs, method, concurrencies, skipped) {
     for (const c of concurrencies) {
       const runs = new Map(ready.map((server) => [server, []]));
       for (let i = 0; i < 2; i++) {
-        for (const server of ready) {
+        // Run 2 goes in the reverse order of run 1 (A B … B A): a machine that drifts during a round then favours
+        // no row, which matters most to the rows compared with each other (a baseline beside its counterpart).
+        for (const server of i === 0 ? ready : [...ready].reverse()) {
           // Its own warm-up first: a server idle while the others ran has had its heap shrunk by V8's memory reducer
           // (measured: a run straight after 20 s idle was up to 25 % slower, the CPU-bound servers hit hardest).
           await load(server.url, server.shape, c, WARMUP);
@@ -144,7 +149,13 @@ async function main() {
   buildServers();
   const pick = (s) => !only.length || only.includes(s.id);
   const candidates = [...servers];
-  if (baselineRef) candidates.push(...baselineServers(prepareBaseline(baselineRef, log)));
+  if (baselineRef) {
+    // Each baseline row right after its counterpart, so the two are measured next to each other.
+    for (const row of baselineServers(prepareBaseline(baselineRef, log))) {
+      const counterpart = candidates.findIndex((s) => s.id === row.id.replace('baseline-', 'conduit-'));
+      candidates.splice(counterpart + 1, 0, row);
+    }
+  }
   const present = candidates
     .filter((s) => pick(s) || s.group === 'baseline')
     .filter((spec) => {
@@ -152,7 +163,8 @@ async function main() {
       result.skipped.push({ id: spec.id, reason: `${spec.requires} is not installed` });
       return false;
     });
-  result.rows.push(...(await measureSideBySide(present, 'tools/call', CONCURRENCY, result.skipped)));
+  const concurrencies = onlyConcurrency ? [onlyConcurrency] : CONCURRENCY;
+  result.rows.push(...(await measureSideBySide(present, 'tools/call', concurrencies, result.skipped)));
   const lists = listScenarios.filter(pick).map((spec) => ({ ...spec, group: 'self' }));
   if (lists.length) result.lists.push(...(await measureSideBySide(lists, 'tools/list', [16], result.skipped)));
   result.rows.sort((a, b) => a.concurrency - b.concurrency);

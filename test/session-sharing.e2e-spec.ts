@@ -1,6 +1,8 @@
 import { Injectable, INestApplication, Module } from '@nestjs/common';
 import {
+  InMemoryEventBus,
   InMemorySessionStore,
+  McpEventBus,
   McpAuthenticator,
   McpCtx,
   McpModule,
@@ -14,6 +16,24 @@ const JSON_AND_SSE = 'application/json, text/event-stream';
 
 @Injectable()
 class WhoTools {
+  @McpTool({ name: 'ask', description: 'Asks the client for a word' })
+  async ask(@McpCtx() ctx: McpRequestContext) {
+    const answer = await ctx.input.elicit('word', {
+      message: 'A word?',
+      requestedSchema: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] },
+    });
+    return `got ${String(answer.content?.word)}`;
+  }
+
+  @McpTool({ name: 'wait', description: 'Waits until cancelled' })
+  async wait(@McpCtx() ctx: McpRequestContext) {
+    await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+    WhoTools.cancelledWith = String((ctx.signal.reason as Error).message);
+    return 'cancelled';
+  }
+
+  static cancelledWith: string | undefined;
+
   @McpTool({ name: 'who', description: 'Says which session and log level it runs with' })
   who(@McpCtx() ctx: McpRequestContext) {
     return { session: ctx.sessionId, clientInfo: ctx.clientInfo, subject: ctx.auth?.subject ?? null };
@@ -31,13 +51,19 @@ const byHeader: McpAuthenticator = {
 };
 
 /** An instance of the server: its own app, live sessions and port; the session store given is shared. */
-async function instance(store: SessionStore, adapter: (typeof HTTP_ADAPTERS)[number], auth = false) {
+async function instance(
+  store: SessionStore,
+  adapter: (typeof HTTP_ADAPTERS)[number],
+  auth = false,
+  eventBus: McpEventBus = new InMemoryEventBus(),
+) {
   @Module({
     imports: [
       McpModule.forRoot({
         name: 'shared',
         version: '1',
         sessionStore: store,
+        eventBus,
         http: auth ? { authenticator: byHeader } : {},
       }),
     ],
@@ -123,5 +149,94 @@ describe.each(HTTP_ADAPTERS)('sessions in a shared SessionStore (%s)', (adapter)
     expect((await post(a, callWho, { 'mcp-session-id': sessionId, 'x-user': 'bob' })).status).toBe(404);
     expect((await post(b, callWho, { 'mcp-session-id': sessionId, 'x-user': 'bob' })).status).toBe(404);
     expect((await post(b, callWho, { 'mcp-session-id': sessionId, 'x-user': 'alice' })).status).toBe(200);
+  });
+
+  /** Opens a POST whose answer streams, and reads its SSE messages as they come. */
+  async function streamingPost(app: INestApplication, body: unknown, headers: Record<string, string>) {
+    const response = await fetch(`${await app.getUrl()}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: JSON_AND_SSE,
+        'mcp-protocol-version': '2025-11-25',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    return {
+      async next(): Promise<Record<string, any>> {
+        for (;;) {
+          const match = /data: (.+)\n/.exec(buffer);
+          if (match) {
+            buffer = buffer.slice(match.index + match[0].length);
+            return JSON.parse(match[1]);
+          }
+          const { value, done } = await reader.read();
+          if (done) throw new Error('the stream ended');
+          buffer += value;
+        }
+      },
+      cancel: () => reader.cancel(),
+    };
+  }
+
+  async function sharedPair(capabilities: Record<string, unknown>) {
+    const store = new InMemorySessionStore();
+    const bus = new InMemoryEventBus();
+    const [a, b] = [await instance(store, adapter, false, bus), await instance(store, adapter, false, bus)];
+    apps.push(a, b);
+    const opened = await post(a, { ...initialize, params: { ...initialize.params, capabilities } });
+    const sessionId = opened.headers.get('mcp-session-id')!;
+    await post(a, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': sessionId });
+    await new Promise((resolve) => setImmediate(resolve));
+    return { a, b, session: { 'mcp-session-id': sessionId } };
+  }
+
+  it("the client's answer to a question asked on one instance may arrive at another (through the bus)", async () => {
+    const { a, b, session } = await sharedPair({ elicitation: {} });
+    const call = await streamingPost(
+      a,
+      { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'ask', arguments: {} } },
+      session,
+    );
+    const question = await call.next();
+    expect(question).toMatchObject({ method: 'elicitation/create', id: expect.any(String) });
+    const answered = await post(
+      b,
+      { jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { word: 'fern' } } },
+      session,
+    );
+    expect(answered.status).toBe(202);
+    expect(await call.next()).toMatchObject({ id: 5, result: { content: [{ type: 'text', text: 'got fern' }] } });
+  });
+
+  it('a cancellation sent to another instance stops the request where it runs (through the bus)', async () => {
+    const { a, b, session } = await sharedPair({});
+    WhoTools.cancelledWith = undefined;
+    // Its answer comes only when it ends, so the POST is left running rather than awaited.
+    const abort = new AbortController();
+    const call = fetch(`${await a.getUrl()}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: JSON_AND_SSE,
+        'mcp-protocol-version': '2025-11-25',
+        ...session,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'w1', method: 'tools/call', params: { name: 'wait', arguments: {} } }),
+      signal: abort.signal,
+    }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the tool is waiting
+    await post(
+      b,
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'w1', reason: 'user left' } },
+      session,
+    );
+    for (let i = 0; i < 100 && WhoTools.cancelledWith === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(WhoTools.cancelledWith).toBe('user left');
+    abort.abort();
+    await call;
   });
 });

@@ -102,6 +102,14 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap, Befor
         if (session.subscribedTo(uri)) session.notify('notifications/resources/updated', { uri });
       }
       this.subscriptions.resourceUpdated(uri);
+    } else {
+      // Addressed to one session: only the instance that holds it live does anything.
+      const session = this.sessions.peek(event.sessionId);
+      if (!session) return;
+      if (event.type === 'client-response') session.resolveResponse(event.response);
+      else if (event.type === 'cancelled')
+        session.cancelRequest(event.requestId, event.reason ?? 'Cancelled by the client');
+      else session.outbound?.send(event.message);
     }
   }
 }

@@ -56,6 +56,8 @@ export class McpInvocation {
   readonly clientCapabilities: ClientCapabilities;
   readonly logThreshold: () => LoggingLevel | null;
   target: McpInvocationTarget | undefined;
+  /** The handler's guards let the request through (set by the handler pipeline). */
+  guardsPassed: boolean;
   private stream: MessageSink | undefined;
 
   constructor(init: McpInvocationInit) {
@@ -75,6 +77,7 @@ export class McpInvocation {
     this.clientCapabilities = init.clientCapabilities;
     this.logThreshold = init.logThreshold;
     this.target = undefined;
+    this.guardsPassed = false;
   }
 
   /** Where the request's messages go now: its own stream while it has one, else the session's outbound channel. */

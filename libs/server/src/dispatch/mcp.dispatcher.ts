@@ -18,6 +18,7 @@ import { DEFAULT_MAX_IN_FLIGHT } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
+import { McpEventBus } from '../events/mcp-event.bus';
 import { DispatchOrigin } from './dispatch-origin.interface';
 import { EraPlan, RouteOutcome } from './era-engine.interface';
 import { toWireError } from './error.mapper';
@@ -46,6 +47,7 @@ export class McpDispatcher {
     private readonly telemetry: McpTelemetry,
     private readonly legacy: LegacyEra,
     private readonly modern: ModernEra,
+    @Inject(McpEventBus) private readonly bus: McpEventBus,
   ) {}
 
   handle(message: unknown, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
@@ -58,7 +60,11 @@ export class McpDispatcher {
       case 'invalid':
         return errorResponse(classified.id, classified.error);
       case 'response':
-        origin.session.resolveResponse(classified.message);
+        // An answer nothing waits for here may answer a request of this session that runs on another instance.
+        if (!origin.session.resolveResponse(classified.message) && origin.session.persistent) {
+          const event = { type: 'client-response', server: this.options.name, sessionId: origin.session.id } as const;
+          this.bus.publish({ ...event, response: classified.message }).catch(() => undefined);
+        }
         return undefined;
       case 'notification':
         this.notify(classified.message.method, classified.message.params ?? {}, origin);

@@ -18,6 +18,7 @@ import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { LiveSessions } from '../session/live-sessions';
+import { McpEventBus } from '../events/mcp-event.bus';
 import { serverInfoOf } from '../server-info';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
@@ -30,6 +31,7 @@ export class LifecycleMethods {
     private readonly registry: McpRegistry,
     private readonly telemetry: McpTelemetry,
     private readonly sessions: LiveSessions,
+    @Inject(McpEventBus) private readonly bus: McpEventBus,
   ) {}
 
   async initialize(params: McpParams, ctx: McpRequestContext): Promise<InitializeResult> {
@@ -85,7 +87,13 @@ export class LifecycleMethods {
     const { requestId, reason } = params;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
     const safeReason = typeof reason === 'string' ? sanitizeText(reason) : undefined;
-    const found = origin.session.cancelRequest(requestId, safeReason ?? 'Cancelled by the client');
+    const { session } = origin;
+    const found = session.cancelRequest(requestId, safeReason ?? 'Cancelled by the client');
     this.telemetry.cancelled({ server: this.options.name, requestId: echo(requestId), reason: safeReason, found });
+    // Not running here: it may run on another instance serving the same session.
+    if (!found && session.persistent) {
+      const event = { type: 'cancelled', server: this.options.name, sessionId: session.id, requestId } as const;
+      this.bus.publish(safeReason === undefined ? event : { ...event, reason: safeReason }).catch(() => undefined);
+    }
   }
 }

@@ -79,6 +79,11 @@ export class LiveSessions {
     return this.sessions.values();
   }
 
+  /** The live session `id` names, without counting it as activity (for events about it). */
+  peek(id: string): McpSession | undefined {
+    return this.sessions.get(id);
+  }
+
   get(id: string): McpSession | undefined {
     const session = this.sessions.get(id);
     if (!session) return undefined;

@@ -1,3 +1,5 @@
+/// <reference types="jest" />
+// A Jest suite to run in a spec: it uses the Jest globals of the run that imports it.
 import { McpBusEvent, McpEventBus } from '../events/mcp-event.bus';
 
 /**

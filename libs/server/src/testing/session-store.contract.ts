@@ -1,3 +1,5 @@
+/// <reference types="jest" />
+// A Jest suite to run in a spec: it uses the Jest globals of the run that imports it.
 import { SessionStore } from '../session/session.store';
 import { SessionRecord } from '../session/session-record';
 

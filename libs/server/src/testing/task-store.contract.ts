@@ -1,3 +1,5 @@
+/// <reference types="jest" />
+// A Jest suite to run in a spec: it uses the Jest globals of the run that imports it.
 import { TaskRecord, TaskStore } from '../tasks/task.store';
 
 /** An implementation under test: its name, and a factory of a fresh, empty store with the bounds given. */

@@ -1,6 +1,7 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, parseJson } from '@conduit-mcp/core';
 import { headerValue } from './http-request.util';
+import { sendError } from './http-response.util';
 
 /** A parsed body, or why there is none: the HTTP status and JSON-RPC error to answer with, or a client gone. */
 export type JsonBody =
@@ -66,4 +67,14 @@ function tooLarge(limit: number): JsonBody {
     code: ErrorCode.ServerError,
     message: `Payload Too Large: the body limit is ${limit} bytes`,
   };
+}
+
+/** Answers a body that could not be read: the client went away (the socket is dropped), or its 4xx error. */
+export function answerBodyFailure(res: ServerResponse, body: Exclude<JsonBody, { ok: true }>): void {
+  if ('aborted' in body) return void res.destroy();
+  // A body over the limit was not read to its end: the connection cannot carry another request.
+  sendError(res, body.status, body.message, {
+    code: body.code,
+    headers: body.status === 413 ? { Connection: 'close' } : {},
+  });
 }

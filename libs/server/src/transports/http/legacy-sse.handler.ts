@@ -10,7 +10,7 @@ import { answersCors } from './cors.policy';
 import { dispatchMessage } from './endpoint.dispatch';
 import { passesHostAndOrigin } from './host-origin.check';
 import { authenticateHttp } from './http-auth.gate';
-import { readJsonBody } from './http-body.reader';
+import { answerBodyFailure, readJsonBody } from './http-body.reader';
 import { ResolvedHttpOptions } from './http-options';
 import { accepts, headerValue, isJsonContentType, requestPath } from './http-request.util';
 import { sendEmpty, sendError } from './http-response.util';
@@ -104,13 +104,7 @@ export class LegacySseHandler {
     if (version !== undefined && !isKnownRevision(version))
       return sendError(res, 400, 'Bad Request: Unsupported protocol version');
     const body = await readJsonBody(req, this.options.bodyLimit, parsedBody);
-    if (!body.ok) {
-      if ('aborted' in body) return void res.destroy();
-      return sendError(res, body.status, body.message, {
-        code: body.code,
-        headers: body.status === 413 ? { Connection: 'close' } : {},
-      });
-    }
+    if (!body.ok) return answerBodyFailure(res, body);
     const messages = (Array.isArray(body.value) ? (body.value as unknown[]) : [body.value]).map(classifyMessage);
     if (messages.length === 0)
       return sendError(res, 400, 'Invalid Request: empty batch', { code: ErrorCode.InvalidRequest });

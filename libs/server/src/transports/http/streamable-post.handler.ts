@@ -15,7 +15,7 @@ import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
 import { McpSession } from '../../session/mcp-session';
 import { dispatchMessage } from './endpoint.dispatch';
-import { readJsonBody } from './http-body.reader';
+import { answerBodyFailure, readJsonBody } from './http-body.reader';
 import { ResolvedHttpOptions } from './http-options';
 import { accepts, headerValue, isJsonContentType } from './http-request.util';
 import { sendEmpty, sendError, sendJson } from './http-response.util';
@@ -51,13 +51,7 @@ export class StreamablePostHandler {
       return sendError(res, 406, 'Not Acceptable: Accept must list application/json and text/event-stream');
     }
     const body = await readJsonBody(req, this.options.bodyLimit, parsedBody);
-    if (!body.ok) {
-      if ('aborted' in body) return void res.destroy();
-      return sendError(res, body.status, body.message, {
-        code: body.code,
-        headers: body.status === 413 ? { Connection: 'close' } : {},
-      });
-    }
+    if (!body.ok) return answerBodyFailure(res, body);
     const batch = Array.isArray(body.value);
     const messages = (batch ? (body.value as unknown[]) : [body.value]).map(classifyMessage);
     if (messages.length === 0)

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { ImportEdge, LIBS, LibName, ROOT, findCycles, importsOf, libSources } from './support/import-graph';
 
 /**
- * The dependency rules of ../shared/ARCHITECTURE.md ("Rules"), checked on the lib sources (eslint checks the same
+ * The dependency rules of the architecture document ("Rules"), checked on the lib sources (eslint checks the same
  * while editing): core imports no Nest and no other lib; server and client never import each other; no lib imports
  * apps/, test/ or bench/; deep @nestjs/* paths only in invocation/nest-internals.ts; no file-level import cycle.
  */

@@ -94,7 +94,9 @@ export class McpDispatcher {
   private async request(request: JsonRpcRequest, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
     const started = performance.now();
     const { session } = origin;
-    let era: Era = this.eraOf(request, origin);
+    const route = this.routes.table.get(request.method);
+    // Core's one era decision: the transport's hint, the request's `_meta`, a method only the modern era has.
+    let era: Era = decideEra(request.params, origin.facts.era, route !== undefined && !route.eras.includes('legacy'));
 
     let plan: EraPlan;
     try {
@@ -103,7 +105,6 @@ export class McpDispatcher {
       return this.fail(request, origin, era, started, toWireError(error));
     }
     era = plan.era;
-    const route = this.routes.table.get(request.method);
     if (route?.kind !== 'request' || !route.eras.includes(era) || !this.supports(route)) {
       return this.fail(request, origin, era, started, methodNotFound(sanitizeText(request.method, 128)));
     }
@@ -183,12 +184,6 @@ export class McpDispatcher {
       transport: origin.facts.kind,
       era,
     });
-  }
-
-  /** The era of a request, by core's one decision (`decideEra`): the transport's hint, `_meta`, the route's eras. */
-  private eraOf(request: JsonRpcRequest, origin: DispatchOrigin): Era {
-    const route = this.routes.table.get(request.method);
-    return decideEra(request.params, origin.facts.era, route !== undefined && !route.eras.includes('legacy'));
   }
 
   private supports(route: McpRequestRoute): boolean {

@@ -4,8 +4,8 @@ import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The official schemas live in ../shared/spec beside the project; they are read, never copied. */
-const SPEC_DIR = join(__dirname, '..', '..', '..', 'shared', 'spec');
+/** The official schemas of each revision, as published (see spec/README.md). */
+const SPEC_DIR = join(__dirname, 'spec');
 
 /** Which result type answers which client request. */
 const RESULT_OF: Record<string, string> = {

@@ -6,7 +6,7 @@
 const { spawn } = require('node:child_process');
 const os = require('node:os');
 const path = require('node:path');
-const { startServer, stopServer, killAllSync, rssMb, pinning, root } = require('./lib/procs');
+const { startServer, stopServer, killAllSync, rssMb, cpuSeconds, pinning, root } = require('./lib/procs');
 const { requestShape, openLegacySession, probe } = require('./lib/protocol');
 const { load } = require('./lib/load');
 const { servers, listScenarios, CONCURRENCY } = require('./lib/scenarios');
@@ -107,9 +107,13 @@ async function measureSideBySide(specs, method, concurrencies, skipped) {
           // Its own warm-up first: a server idle while the others ran has had its heap shrunk by V8's memory reducer
           // (measured: a run straight after 20 s idle was up to 25 % slower, the CPU-bound servers hit hardest).
           await load(server.url, server.shape, c, WARMUP);
+          const cpuBefore = cpuSeconds(server.started.pid);
           const r = await load(server.url, server.shape, c, DURATION);
+          const cpuAfter = cpuSeconds(server.started.pid);
+          r.cpuUs =
+            cpuBefore === null || cpuAfter === null || !r.total ? null : ((cpuAfter - cpuBefore) * 1e6) / r.total;
           log(
-            `${server.spec.id} c=${c} run ${i + 1}: ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} err ${r.errors} non2xx ${r.non2xx}`,
+            `${server.spec.id} c=${c} run ${i + 1}: ${r.rps} req/s p50 ${r.p50} p99 ${r.p99} err ${r.errors} non2xx ${r.non2xx} cpu ${r.cpuUs?.toFixed(1) ?? '—'} µs/req`,
           );
           runs.get(server).push(r);
         }

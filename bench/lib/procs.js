@@ -70,6 +70,29 @@ function rssMb(pid) {
   }
 }
 
+// Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ: 100 on Linux unless `getconf` says otherwise).
+const clockTicks = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/**
+ * CPU seconds a process has used so far (user + system, from /proc/<pid>/stat), or null. On a shared host a run's
+ * req/s moves with what the neighbours do; the CPU a server spends per request hardly does.
+ */
+function cpuSeconds(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks; // utime, stime (fields 14 and 15 of stat)
+  } catch {
+    return null;
+  }
+}
+
 /** SIGTERM by PID, SIGKILL after 3 s. */
 function stopServer(child) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -100,4 +123,4 @@ function killAllSync() {
   }
 }
 
-module.exports = { startServer, stopServer, killAllSync, rssMb, pinning, root };
+module.exports = { startServer, stopServer, killAllSync, rssMb, cpuSeconds, pinning, root };

@@ -4,6 +4,9 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const mean = (runs) => runs.reduce((s, r) => s + r.rps, 0) / runs.length;
+// The server's CPU µs per request, over its runs (null when /proc could not tell).
+const meanCpu = (runs) =>
+  runs.every((r) => r.cpuUs != null) ? runs.reduce((s, r) => s + r.cpuUs, 0) / runs.length : null;
 const fmt = (x, d = 2) => (x == null || Number.isNaN(x) ? '—' : x.toFixed(d));
 
 /** Adds `ratioRaw` / `ratioPeer` to every tools/call row (mean req/s of its runs over raw's / the best peer's at the same concurrency). */
@@ -68,6 +71,16 @@ function httpTargets(rows, lists) {
       threshold: 0.95,
       met: value != null && value >= 0.95,
     });
+    // The same comparison in CPU per request (the baseline's over this row's: above 1 is cheaper), which a shared
+    // host's drift moves far less than req/s.
+    const [cpu, baseCpu] = [r && meanCpu(r.runs), meanCpu(base.runs)];
+    const cpuValue = cpu && baseCpu ? baseCpu / cpu : null;
+    targets.push({
+      target: `tools/call ${name}: CPU per request ≤ 1/0.95 × the baseline commit's at concurrency 16 (baseline ÷ this)`,
+      value: cpuValue,
+      threshold: 0.95,
+      met: cpuValue != null && cpuValue >= 0.95,
+    });
   }
   const five = lists.find((l) => l.id === 'conduit-list-5');
   const fifty = lists.find((l) => l.id === 'conduit-list-50');
@@ -91,14 +104,14 @@ function markdown(result) {
     '',
   );
   out.push(
-    '| server | conc. | req/s (run 1 / run 2) | p50 ms | p99 ms | errors / non-2xx | RSS MB | × raw | × best peer |',
+    '| server | conc. | req/s (run 1 / run 2) | p50 ms | p99 ms | errors / non-2xx | CPU µs/req | RSS MB | × raw | × best peer |',
   );
-  out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const runs = r.runs;
     out.push(
       `| ${r.label} | ${r.concurrency} | ${runs.map((x) => x.rps).join(' / ')} | ${runs.map((x) => x.p50).join(' / ')} | ${runs.map((x) => x.p99).join(' / ')} | ` +
-        `${runs.map((x) => x.errors).join('+')} / ${runs.map((x) => x.non2xx).join('+')} | ${r.rssMb ?? '—'} | ${fmt(r.ratioRaw)} | ${r.group === 'peer' && r.id === r.bestPeer ? '1.00 (best)' : fmt(r.ratioPeer)} |`,
+        `${runs.map((x) => x.errors).join('+')} / ${runs.map((x) => x.non2xx).join('+')} | ${fmt(meanCpu(runs), 1)} | ${r.rssMb ?? '—'} | ${fmt(r.ratioRaw)} | ${r.group === 'peer' && r.id === r.bestPeer ? '1.00 (best)' : fmt(r.ratioPeer)} |`,
     );
   }
   if (lists.length) {

@@ -20,6 +20,8 @@ export interface LiveSessionsOptions {
  */
 export class LiveSessions {
   private readonly sessions = new Map<string, McpSession>();
+  // The session last put at the most recently used end of `sessions`.
+  private newest: McpSession | undefined;
   private readonly sweeper: NodeJS.Timeout;
   private readonly maxSessions: number;
   private readonly idleMs: number;
@@ -57,7 +59,11 @@ export class LiveSessions {
       this.drop(oldest.id, true);
     }
     this.sessions.set(session.id, session);
-    session.onClose(() => this.sessions.delete(session.id));
+    this.newest = session;
+    session.onClose(() => {
+      this.sessions.delete(session.id);
+      if (this.newest === session) this.newest = undefined;
+    });
   }
 
   /** Writes a live session's changes (log level, subscriptions, initialized) to its record in the store. */
@@ -89,9 +95,12 @@ export class LiveSessions {
     if (!session) return undefined;
     session.touch();
     this.touchRecord(session);
-    // Re-insert so Map order stays least-recently-used first.
-    this.sessions.delete(id);
-    this.sessions.set(id, session);
+    // Re-insert so Map order stays least-recently-used first (nothing to move when it is the most recent already).
+    if (this.newest !== session) {
+      this.sessions.delete(id);
+      this.sessions.set(id, session);
+      this.newest = session;
+    }
     return session;
   }
 

@@ -238,15 +238,20 @@ export class McpSession {
   close(): void {
     if (this.ended) return;
     this.ended = true;
-    for (const cancellation of this.inFlight.values()) cancellation.abort(new McpAbortedError('Session ended'));
-    this.inFlight.clear();
-    for (const waiter of [...(this.pendingRequests?.values() ?? [])]) {
-      waiter.cleanup();
-      waiter.reject(new McpError(ErrorCode.ServerError, 'Session ended'));
+    // Most sessions end with nothing in flight, pending or listening (every modern-era request has one).
+    if (this.inFlight.size) {
+      for (const cancellation of this.inFlight.values()) cancellation.abort(new McpAbortedError('Session ended'));
+      this.inFlight.clear();
+    }
+    if (this.pendingRequests?.size) {
+      for (const waiter of [...this.pendingRequests.values()]) {
+        waiter.cleanup();
+        waiter.reject(new McpError(ErrorCode.ServerError, 'Session ended'));
+      }
     }
     this.outboundSink = undefined;
     this.undelivered = undefined;
-    for (const listener of this.closeListeners ?? []) listener();
+    if (this.closeListeners) for (const listener of this.closeListeners) listener();
     this.closeListeners = undefined;
   }
 }

@@ -82,20 +82,15 @@ export class ModernEra implements EraEngine {
         digest: RequestStateCodec.digest(params),
         principal: this.options.requestState?.principal?.(origin.facts),
       });
-    const round =
-      mrtr && params.requestState !== undefined
-        ? codec.open(params.requestState, bindingOf())
-        : { answers: {}, state: {} };
+    const round = mrtr && params.requestState !== undefined ? codec.open(params.requestState, bindingOf()) : undefined;
     const responses = params.inputResponses === undefined ? {} : params.inputResponses;
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
       throw invalidParams('Invalid "inputResponses": an object is required');
-    const input = mrtr
-      ? new ModernInput(
-          { ...round.answers, ...(responses as Record<string, unknown>) },
-          meta.clientCapabilities,
-          this.schemas,
-        )
-      : undefined;
+    // Answers are only read: a first round (no request state) reads the request's own.
+    const answers = round
+      ? { ...round.answers, ...(responses as Record<string, unknown>) }
+      : (responses as Record<string, unknown>);
+    const input = mrtr ? new ModernInput(answers, meta.clientCapabilities, this.schemas) : undefined;
 
     return {
       era: 'modern',
@@ -114,7 +109,7 @@ export class ModernEra implements EraEngine {
             cancellation,
             meta: metaOf(request),
             input: input ?? new NoInput(request.method),
-            state: new McpRequestState(round.state),
+            state: new McpRequestState(round?.state),
             clientInfo: meta.clientInfo,
             clientCapabilities: meta.clientCapabilities,
             logThreshold: () => meta.logLevel ?? null,

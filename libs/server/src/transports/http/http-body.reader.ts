@@ -25,6 +25,8 @@ export function readJsonBody(req: IncomingMessage, limit: number, parsed?: unkno
   // Something else already consumed the stream without leaving a parsed body.
   if (req.readableEnded) return Promise.resolve(parse(''));
 
+  // No listener is removed once the body is read: `settled` ignores what comes after, and the listeners go with the
+  // request. The caller keeps an 'error' listener on `req` (a failed request also emits 'close', which settles).
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -32,24 +34,20 @@ export function readJsonBody(req: IncomingMessage, limit: number, parsed?: unkno
     const settle = (result: JsonBody) => {
       if (settled) return;
       settled = true;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
       resolve(result);
     };
-    const onData = (chunk: Buffer) => {
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return;
       size += chunk.length;
       if (size > limit) {
         req.pause();
         settle(tooLarge(limit));
       } else chunks.push(chunk);
-    };
-    const onEnd = () => settle(parse(Buffer.concat(chunks).toString('utf8')));
-    const onClose = () => settle({ ok: false, aborted: true });
-    req.on('error', () => settle({ ok: false, aborted: true }));
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('close', onClose);
+    });
+    req.on('end', () =>
+      settle(parse(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'))),
+    );
+    req.on('close', () => settle({ ok: false, aborted: true }));
   });
 }
 

@@ -62,12 +62,13 @@ export class StreamablePostHandler {
     const version = headerValue(req, VERSION_HEADER);
 
     // Modern era: no sessions; the dispatcher checks the version header against `_meta`.
-    if (batch && isModern(messages, version)) {
+    const modern = isModern(messages, version);
+    if (modern && batch) {
       return sendError(res, 400, 'Invalid Request: the 2026-07-28 revision takes one message per POST', {
         code: ErrorCode.InvalidRequest,
       });
     }
-    if (isModern(messages, version))
+    if (modern)
       return this.serve(req, res, messages, batch, transientExchange(new McpSession(undefined, false), true), auth);
     if (version !== undefined && !isLegacyRevision(version)) return unsupportedVersion(res, id);
     if (this.options.sessionMode === 'stateless')
@@ -94,7 +95,6 @@ export class StreamablePostHandler {
         code: ErrorCode.InvalidRequest,
         id,
       });
-    session.touch();
     return this.serve(req, res, messages, batch, sessionExchange(session), auth);
   }
 
@@ -126,15 +126,19 @@ export class StreamablePostHandler {
         }
         return response;
       };
-      // One message (every modern POST, most legacy ones) skips the batch's per-message promise and arrays.
-      const responses = batch
-        ? await Promise.all(messages.map((message) => dispatchMessage(this.endpoint, message, origin).then(take)))
-        : [take(await dispatchMessage(this.endpoint, messages[0], origin))];
+      if (batch) {
+        const responses = await Promise.all(
+          messages.map((message) => dispatchMessage(this.endpoint, message, origin).then(take)),
+        );
+        if (reply.finish()) return;
+        const answered = responses.filter((response): response is JsonRpcResponse => response !== undefined);
+        if (answered.length === 0) return sendEmpty(res, 202, exchange.headers(false));
+        return sendJson(res, 200, answered, exchange.headers(false));
+      }
+      // One message (every modern POST, most legacy ones): no per-message promise, no arrays.
+      const response = take(await dispatchMessage(this.endpoint, messages[0], origin));
       if (reply.finish()) return;
-      const answered = responses.filter((response): response is JsonRpcResponse => response !== undefined);
-      if (answered.length === 0) return sendEmpty(res, 202, exchange.headers(false));
-      if (batch) return sendJson(res, 200, answered, exchange.headers(false));
-      const response = answered[0];
+      if (response === undefined) return sendEmpty(res, 202, exchange.headers(false));
       // An McpError may ask for its own status and headers (an insufficient scope's 403 and challenge).
       const hint = 'error' in response ? httpHintOf(response) : undefined;
       const status = exchange.modern ? modernStatus(response) : 200;
@@ -149,8 +153,9 @@ export class StreamablePostHandler {
 // A modern-era request: the version header names a modern revision, or a message names its revision in `_meta`.
 function isModern(messages: ClassifiedMessage[], version: string | undefined): boolean {
   if (isModernRevision(version)) return true;
-  return messages.some(
-    (message) =>
-      (message.kind === 'request' || message.kind === 'notification') && namesModernRevision(message.message.params),
-  );
+  for (const message of messages) {
+    if ((message.kind === 'request' || message.kind === 'notification') && namesModernRevision(message.message.params))
+      return true;
+  }
+  return false;
 }

@@ -239,4 +239,85 @@ describe.each(HTTP_ADAPTERS)('sessions in a shared SessionStore (%s)', (adapter)
     abort.abort();
     await call;
   });
+
+  /** Opens an HTTP+SSE session on `app`: its stream's events as they come, and the message URL it names. */
+  async function sseSession(app: INestApplication, headers: Record<string, string> = {}) {
+    const abort = new AbortController();
+    const response = await fetch(`${await app.getUrl()}/sse`, {
+      headers: { accept: 'text/event-stream', ...headers },
+      signal: abort.signal,
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    const next = async (): Promise<{ event: string; data: string }> => {
+      for (;;) {
+        const end = buffer.indexOf('\n\n');
+        if (end >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = /^data: (.*)$/m.exec(block)?.[1];
+          if (data !== undefined) return { event: /^event: (.*)$/m.exec(block)?.[1] ?? 'message', data };
+          continue; // a comment (keep-alive)
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the stream ended');
+        buffer += value;
+      }
+    };
+    const endpoint = await next();
+    expect(endpoint.event).toBe('endpoint');
+    const messagePath = endpoint.data;
+    const sessionId = new URL(messagePath, 'http://x').searchParams.get('sessionId')!;
+    return { next, messagePath, sessionId, close: () => abort.abort() };
+  }
+
+  async function postMessage(app: INestApplication, path: string, body: unknown, headers: Record<string, string> = {}) {
+    const response = await fetch(`${await app.getUrl()}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+    await response.text();
+    return response.status;
+  }
+
+  it('an HTTP+SSE session whose stream one instance holds is served by another: its answers travel on the bus', async () => {
+    const store = new InMemorySessionStore();
+    const bus = new InMemoryEventBus();
+    const [a, b] = [await instance(store, adapter, true, bus), await instance(store, adapter, true, bus)];
+    apps.push(a, b);
+    const alice = { 'x-user': 'alice' };
+    const stream = await sseSession(a, alice);
+    try {
+      expect(
+        await postMessage(
+          a,
+          stream.messagePath,
+          { ...initialize, params: { ...initialize.params, protocolVersion: '2024-11-05' } },
+          alice,
+        ),
+      ).toBe(202);
+      expect(JSON.parse((await stream.next()).data)).toMatchObject({
+        id: 1,
+        result: { protocolVersion: '2024-11-05' },
+      });
+      expect(
+        await postMessage(a, stream.messagePath, { jsonrpc: '2.0', method: 'notifications/initialized' }, alice),
+      ).toBe(202);
+      await new Promise((resolve) => setImmediate(resolve)); // the record is written in the background
+
+      // Posted to B, which does not hold the stream: the answer comes on A's stream.
+      expect(await postMessage(b, stream.messagePath, callWho, alice)).toBe(202);
+      expect(JSON.parse((await stream.next()).data)).toMatchObject({
+        id: 2,
+        result: { structuredContent: { session: stream.sessionId, subject: 'alice' } },
+      });
+      // Another caller cannot use the session, on either instance.
+      expect(await postMessage(a, stream.messagePath, callWho, { 'x-user': 'bob' })).toBe(404);
+      expect(await postMessage(b, stream.messagePath, callWho, { 'x-user': 'bob' })).toBe(404);
+    } finally {
+      stream.close();
+    }
+  });
 });

@@ -12,6 +12,8 @@ import { McpRegistry } from './registry/mcp.registry';
 import { McpSession } from './session/mcp-session';
 import { McpSubscriptionHub } from './events/subscription.hub';
 import { LiveSessions } from './session/live-sessions';
+import { MessageSink } from './session/message-sink.interface';
+import { SessionRelaySink } from './events/session-relay.sink';
 import { connectTransport } from './transports/transport.connection';
 
 /**
@@ -63,6 +65,10 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap, Befor
 
   handleClassified(message: ClassifiedMessage, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
     return this.dispatcher.handleClassified(message, origin);
+  }
+
+  relayTo(sessionId: string): MessageSink {
+    return new SessionRelaySink(this.bus, this.name, sessionId);
   }
 
   /** Serves a message transport (stdio, an in-memory pair) as one session until either side closes it. */

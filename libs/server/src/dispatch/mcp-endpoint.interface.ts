@@ -1,6 +1,7 @@
 import { ClassifiedMessage, JsonRpcResponse } from '@conduit-mcp/core';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { LiveSessions } from '../session/live-sessions';
+import { MessageSink } from '../session/message-sink.interface';
 import { DispatchOrigin } from './dispatch-origin.interface';
 
 /** What a transport needs of one MCP server: its options, its sessions, and the dispatcher's single entry point. */
@@ -15,4 +16,9 @@ export interface McpEndpoint {
   handle(message: unknown, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined>;
   /** `handle` for a message the transport already classified (it is not classified again). */
   handleClassified?(message: ClassifiedMessage, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined>;
+  /**
+   * Where messages for session `sessionId` go when this instance does not hold its stream: to the instance that does
+   * (through the event bus). Absent: such messages have nowhere to go.
+   */
+  relayTo?(sessionId: string): MessageSink;
 }

@@ -1,6 +1,6 @@
 import { Era, ServerCapabilities } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
-import { DispatchOrigin } from './dispatch-origin.interface';
+import { McpNotificationContext } from '../context/mcp-notification-context';
 
 /** Params of an incoming message, always an object (an absent `params` is `{}`). */
 export type McpParams = Record<string, unknown>;
@@ -16,7 +16,7 @@ export interface McpRequestRoute {
 export interface McpNotificationRoute {
   kind: 'notification';
   eras: readonly Era[];
-  run(params: McpParams, origin: DispatchOrigin): void;
+  run(params: McpParams, ctx: McpNotificationContext): void;
 }
 
 export type McpRoute = McpRequestRoute | McpNotificationRoute;

@@ -83,7 +83,7 @@ export class McpDispatcher {
       return;
     }
     try {
-      route.run(params, origin);
+      route.run(params, { server: this.options.name, method, session: origin.session, transport: origin.facts });
     } catch (error) {
       this.logger.warn(
         `Notification ${sanitizeText(method)} failed: ${error instanceof Error ? error.message : String(error)}`,

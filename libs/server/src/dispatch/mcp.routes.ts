@@ -58,8 +58,8 @@ export class McpRoutes {
       ],
       ['server/discover', { kind: 'request', eras: MODERN, run: () => discover.discover() }],
       ['subscriptions/listen', { kind: 'request', eras: MODERN, run: (p, c) => subscriptions.listen(p, c) }],
-      ['notifications/initialized', { kind: 'notification', eras: LEGACY, run: (p, o) => lifecycle.initialized(p, o) }],
-      ['notifications/cancelled', { kind: 'notification', eras: BOTH, run: (p, o) => lifecycle.cancelled(p, o) }],
+      ['notifications/initialized', { kind: 'notification', eras: LEGACY, run: (p, c) => lifecycle.initialized(p, c) }],
+      ['notifications/cancelled', { kind: 'notification', eras: BOTH, run: (p, c) => lifecycle.cancelled(p, c) }],
       ['notifications/roots/list_changed', { kind: 'notification', eras: LEGACY, run: () => undefined }],
     ];
     this.table = new Map(routes);

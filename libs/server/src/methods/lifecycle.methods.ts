@@ -11,7 +11,7 @@ import {
   negotiateLegacyRevision,
   sanitizeText,
 } from '@conduit-mcp/core';
-import { DispatchOrigin } from '../dispatch/dispatch-origin.interface';
+import { McpNotificationContext } from '../context/mcp-notification-context';
 import { McpParams } from '../dispatch/mcp-route.interface';
 import { McpRequestContext, invocationOf } from '../context/mcp-request-context';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
@@ -63,9 +63,9 @@ export class LifecycleMethods {
     return result;
   }
 
-  initialized(_params: McpParams, origin: DispatchOrigin): void {
-    origin.session.initialized = true;
-    this.sessions.save(origin.session, { initialized: true });
+  initialized(_params: McpParams, ctx: McpNotificationContext): void {
+    ctx.session.initialized = true;
+    this.sessions.save(ctx.session, { initialized: true });
   }
 
   async ping(): Promise<Record<string, never>> {
@@ -83,11 +83,11 @@ export class LifecycleMethods {
     return {};
   }
 
-  cancelled(params: McpParams, origin: DispatchOrigin): void {
+  cancelled(params: McpParams, ctx: McpNotificationContext): void {
     const { requestId, reason } = params;
     if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
     const safeReason = typeof reason === 'string' ? sanitizeText(reason) : undefined;
-    const { session } = origin;
+    const { session } = ctx;
     const found = session.cancelRequest(requestId, safeReason ?? 'Cancelled by the client');
     this.telemetry.cancelled({ server: this.options.name, requestId: echo(requestId), reason: safeReason, found });
     // Not running here: it may run on another instance serving the same session.

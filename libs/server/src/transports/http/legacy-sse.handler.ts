@@ -11,6 +11,7 @@ import { dispatchMessage } from './endpoint.dispatch';
 import { passesHostAndOrigin } from './host-origin.check';
 import { authenticateHttp } from './http-auth.gate';
 import { answerBodyFailure, readJsonBody } from './http-body.reader';
+import { findSession } from './session.lookup';
 import { ResolvedHttpOptions } from './http-options';
 import { accepts, headerValue, isJsonContentType, requestPath } from './http-request.util';
 import { sendEmpty, sendError } from './http-response.util';
@@ -25,8 +26,6 @@ const noop = () => undefined;
  * Requests pass the Host and Origin checks, CORS and the authenticator as on the Streamable HTTP endpoint.
  */
 export class LegacySseHandler {
-  private readonly sessions = new Map<string, McpSession>();
-
   constructor(
     private readonly endpoint: McpEndpoint,
     private readonly options: ResolvedHttpOptions,
@@ -57,30 +56,27 @@ export class LegacySseHandler {
         if (!passage) return;
         auth = passage.auth;
       }
-      if (opens) return this.open(req, res, paths.messagePath);
+      if (opens) return this.open(req, res, paths.messagePath, auth);
       return await this.message(req, res, parsedBody, auth);
     } catch {
       sendError(res, 500, 'Internal error', { code: ErrorCode.InternalError });
     }
   }
 
-  private open(req: IncomingMessage, res: ServerResponse, messagePath: string): void {
+  private open(req: IncomingMessage, res: ServerResponse, messagePath: string, auth: McpAuthInfo | undefined): void {
     if (!accepts(req, 'text/event-stream'))
       return sendError(res, 406, 'Not Acceptable: Accept must list text/event-stream');
     const session = new McpSession(randomUUID());
+    session.principal = auth?.subject; // its messages must come from the caller that opened it
     const connection = new SseStream(res, {
       keepAliveMs: this.options.keepAliveMs,
       onKeepAlive: () => session.touch(),
     });
     if (connection.closed) return;
     connection.writeEvent({ event: 'endpoint', data: `${messagePath}?sessionId=${encodeURIComponent(session.id)}` });
-    this.sessions.set(session.id, session);
     this.endpoint.sessions.add(session);
     session.outbound = connection;
-    session.onClose(() => {
-      this.sessions.delete(session.id);
-      connection.end();
-    });
+    session.onClose(() => connection.end());
     connection.onClose(() => {
       this.endpoint.sessions.delete(session.id);
       session.close();
@@ -95,9 +91,10 @@ export class LegacySseHandler {
   ): Promise<void> {
     const sessionId = sessionIdOf(req);
     if (!sessionId) return sendError(res, 400, 'Bad Request: sessionId query parameter is required');
-    const session = this.sessions.get(sessionId);
-    if (!session || session.closed)
-      return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound });
+    // Live here (this instance holds its stream), else adopted from the session store: its stream is elsewhere.
+    let session = findSession(this.endpoint, sessionId, auth?.subject);
+    if (session instanceof Promise) session = await session;
+    if (!session) return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound });
     if (!isJsonContentType(req))
       return sendError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
     const version = headerValue(req, 'mcp-protocol-version');
@@ -110,17 +107,15 @@ export class LegacySseHandler {
       return sendError(res, 400, 'Invalid Request: empty batch', { code: ErrorCode.InvalidRequest });
     session.touch();
     sendEmpty(res, 202);
-    const origin: DispatchOrigin = {
-      session,
-      stream: session.outbound,
-      facts: httpTransportFacts('sse', req, undefined, auth),
-    };
+    // The session's stream, or, when another instance holds it, the bus to that instance.
+    const stream = session.outbound ?? this.endpoint.relayTo?.(session.id);
+    const origin: DispatchOrigin = { session, stream, facts: httpTransportFacts('sse', req, undefined, auth) };
     for (const message of messages) {
       // The response waits one turn of the event loop so it does not share a network read with the notifications
       // just sent: the official SDK client dispatches every event of a read at once and handles notifications a
       // microtask late, so a final progress notification would otherwise reach it after its request had ended.
       void dispatchMessage(this.endpoint, message, origin).then(
-        (response) => response && setImmediate(() => session.outbound?.send(response)),
+        (response) => response && setImmediate(() => stream?.send(response)),
       );
     }
   }

@@ -81,7 +81,7 @@ const clockTicks = (() => {
 
 /**
  * CPU seconds a process has used so far (user + system, from /proc/<pid>/stat), or null. On a shared host a run's
- * req/s moves with what the neighbours do; the CPU a server spends per request hardly does.
+ * req/s moves with what the neighbours do; the CPU a server spends per request moves far less.
  */
 function cpuSeconds(pid) {
   try {

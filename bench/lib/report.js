@@ -72,7 +72,7 @@ function httpTargets(rows, lists) {
       met: value != null && value >= 0.95,
     });
     // The same comparison in CPU per request (the baseline's over this row's: above 1 is cheaper), which a shared
-    // host's drift moves far less than req/s.
+    // host's drift moves less than req/s.
     const [cpu, baseCpu] = [r && meanCpu(r.runs), meanCpu(base.runs)];
     const cpuValue = cpu && baseCpu ? baseCpu / cpu : null;
     targets.push({

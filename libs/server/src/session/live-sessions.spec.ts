@@ -72,4 +72,27 @@ describe('LiveSessions', () => {
     expect(adopted?.revision).toBe('2025-11-25');
     expect(here.find('shared', undefined)).toBe(adopted); // live here now: found without awaiting
   });
+
+  it('ends a session idle here without deleting its record: another instance may still be serving it', async () => {
+    const store = new InMemorySessionStore({});
+    const sessions = live({ store, idleMs: 20 });
+    const session = new McpSession('quiet');
+    session.revision = '2025-11-25';
+    sessions.add(session);
+    for (let i = 0; i < 100 && !session.closed; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(session.closed).toBe(true);
+    expect(sessions.peek('quiet')).toBeUndefined();
+    expect(await store.get('quiet')).toMatchObject({ id: 'quiet', revision: '2025-11-25' });
+  });
+
+  it('deletes the record of a session ended for good, and of one evicted to make room', async () => {
+    const store = new InMemorySessionStore({});
+    const sessions = live({ store, maxSessions: 1 });
+    sessions.add(new McpSession('first'));
+    sessions.add(new McpSession('second')); // evicts the first
+    sessions.delete('second');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await store.get('first')).toBeUndefined();
+    expect(await store.get('second')).toBeUndefined();
+  });
 });

@@ -7,7 +7,10 @@ import { SessionRecordChanges } from './session-record';
 export interface LiveSessionsOptions {
   /** Most live sessions. Default 10 000. */
   maxSessions?: number;
-  /** A session idle this long (and with nothing in flight) is ended. Default 30 minutes. */
+  /**
+   * A live session idle this long here (and with nothing in flight) is ended here; its record is left to the store's
+   * idle expiry. Default 30 minutes.
+   */
   idleMs?: number;
   /** Where the sessions' records are kept (written through: created, changed and deleted with the sessions). */
   store?: SessionStore;
@@ -163,7 +166,9 @@ export class LiveSessions {
   private evictIdle(): void {
     const cutoff = Date.now() - this.idleMs;
     for (const session of [...this.sessions.values()]) {
-      if (session.lastActivity < cutoff && session.inFlightCount === 0) this.drop(session.id, true);
+      // Idle here is not idle everywhere: another instance may be serving the session. Its record stays, for the
+      // store's own idle expiry to end (the record's clock restarts with the session's activity, see touchRecord).
+      if (session.lastActivity < cutoff && session.inFlightCount === 0) this.drop(session.id, false);
     }
   }
 }

@@ -29,7 +29,10 @@ export interface McpHttpOptions {
   keepAliveMs?: number;
   /** Most live sessions; the least recently used is evicted past it. Default 10 000. */
   maxSessions?: number;
-  /** A session unused this long on this instance is ended here; the default store drops its record after as long. Default 30 minutes. */
+  /**
+   * A session unused this long on this instance is ended here; the default store drops its record after as long.
+   * Default 30 minutes.
+   */
   sessionIdleMs?: number;
   /** Legacy HTTP+SSE transport (2024-11-05): `GET /sse` + `POST /message`. Default on; `false` turns it off. */
   legacySse?: { ssePath?: string; messagePath?: string } | false;

@@ -241,12 +241,14 @@ describe('2.x createMcpHandler server, a client without a roots handler', () => 
   it('declares exactly what it handles: the server refuses to ask for roots or URL elicitation (-32021)', async () => {
     const roots = await errorOf<McpClientError>(app.client.callTool('everything_at_once', {}));
     expect(roots).toMatchObject({ kind: 'rpc', code: -32021, data: { requiredCapabilities: { roots: {} } } });
+    expect(roots.message).toMatch(/must declare roots \(a handler with @OnRoots\(\)\)/);
     const url = await errorOf<McpClientError>(app.client.callTool('open_consent', { url: 'https://example.com/' }));
     expect(url).toMatchObject({
       kind: 'rpc',
       code: -32021,
       data: { requiredCapabilities: { elicitation: { url: {} } } },
     });
+    expect(url.message).toContain("@OnElicitation({ modes: ['url'] })");
     expect(app.handlers.asked).toEqual([]);
   });
 

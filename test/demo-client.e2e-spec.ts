@@ -144,6 +144,49 @@ describe('demo-client: the command-line client as a child process', () => {
     expect(answered.content[0].text).toBe('Mild and dry. (model: cli-fixed)');
   });
 
+  it('--header NAME=VALUE: sends the header to a server that needs one; without it, one clear error line and exit 1', async () => {
+    const guarded = await startDemoServer({
+      authenticator: {
+        authenticate: (facts) =>
+          facts.headers['x-api-key'] === 'k-123'
+            ? { ok: true, auth: { subject: 'cli', scopes: [], claims: {} } }
+            : { ok: false, status: 401, challenge: 'ApiKey' },
+      },
+    });
+    try {
+      const refused = await runCli(guarded.url, 'tools');
+      expect(refused).toEqual(expect.objectContaining({ code: 1, stdout: '' }));
+      expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+      expect(refused.stderr).toMatch(/^error: .*HTTP 401/);
+      const tools = answerOf(await runCli('--header', 'X-Api-Key=k-123', guarded.url, 'tools'));
+      expect(tools.map((tool: { name: string }) => tool.name)).toContain('forecast');
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('refuses --header for a stdio server, and a header that is not NAME=VALUE', async () => {
+    const stdio = await runCli('--header', 'A=b', '--', process.execPath, 'server.js', 'tools');
+    expect(stdio).toEqual(expect.objectContaining({ code: 2, stdout: '' }));
+    expect(stdio.stderr).toMatch(/--header is for an HTTP server/);
+    const malformed = await runCli('--header', 'no value', server.url, 'tools');
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toMatch(/--header needs NAME=VALUE/);
+  });
+
+  it('a server that is not there: one line naming the URL and the cause, exit 1', async () => {
+    const gone = await startDemoServer();
+    const url = gone.url;
+    await gone.close();
+    const run = await runCli(url, 'tools');
+    expect(run).toEqual(expect.objectContaining({ code: 1, stdout: '' }));
+    expect(run.stderr.trim()).toMatch(
+      new RegExp(
+        `^error: .*Cannot reach the MCP server at ${url.replace(/[.]/g, '\\.')}: connection refused \\(ECONNREFUSED\\)$`,
+      ),
+    );
+  });
+
   it('refuses a bad command line with exit code 2 and nothing on stdout', async () => {
     const run = await runCli(server.url, 'call');
     expect(run).toEqual(expect.objectContaining({ code: 2, stdout: '' }));

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { Injectable, Module } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
 import { ClientCapabilities, JsonRpcMessage, Transport, createInMemoryTransportPair } from '@conduit-mcp/core';
@@ -12,6 +14,8 @@ import {
   McpInputResponder,
 } from '../../libs/client/src/connection/input-responder.interface';
 import { McpClient } from '../../libs/client/src/connection/mcp-client';
+import { ServerUnreachableError } from '../../libs/client/src/transports/client-transport.errors';
+import { createClientTransport } from '../../libs/client/src/transports/client-transport.factory';
 
 @Injectable()
 class Tools {
@@ -234,7 +238,65 @@ describe('McpClient against this project server (in memory)', () => {
     expect(await handle.closed).toBe('closed');
     await client.close();
     const legacy = connect('legacy').client;
-    await expect(legacy.listen({})).rejects.toMatchObject({ kind: 'protocol' });
+    await expect(legacy.listen({})).rejects.toMatchObject({
+      kind: 'protocol',
+      message:
+        "subscriptions/listen is part of the modern era only, and this connection negotiated the legacy era (2025-11-25); use subscribe() in the legacy era, or pin the server's era with era: 'modern'",
+    });
     await legacy.close();
+    const modern = connect('modern').client;
+    await expect(modern.subscribe('notes://index')).rejects.toMatchObject({
+      kind: 'protocol',
+      message: expect.stringMatching(
+        /^resources\/subscribe is part of the legacy era only, .*use listen\(\) in the modern era/,
+      ),
+    });
+    await modern.close();
+  });
+});
+
+describe('McpClient against a server that is not there', () => {
+  it.each(['http', 'sse'] as const)('over %s: says the URL and the cause, not "fetch failed"', async (type) => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const url = `http://127.0.0.1:${port}/${type === 'http' ? 'mcp' : 'sse'}`;
+    const client = new McpClient(
+      { id: 'gone', transport: { type, url }, era: type === 'http' ? 'auto' : 'legacy' },
+      { name: 'unit-client', servers: [], requestTimeoutMs: 2_000 },
+      new TestResponder(),
+      createClientTransport,
+    );
+    const failure = await client.connect().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(McpClientError);
+    expect((failure as Error).message).toContain(
+      `Cannot reach the MCP server at ${url}: connection refused (ECONNREFUSED)`,
+    );
+    expect((failure as Error).cause).toBeInstanceOf(ServerUnreachableError);
+    await client.close();
+  });
+
+  it('over stdio: a server that dies at start says its exit code and the end of its stderr', async () => {
+    const client = new McpClient(
+      {
+        id: 'crashes',
+        transport: {
+          type: 'stdio',
+          command: process.execPath,
+          args: ['-e', "console.error('Error: Cannot find module ./server.js'); process.exit(1)"],
+        },
+        era: 'legacy',
+      },
+      { name: 'unit-client', servers: [], requestTimeoutMs: 5_000 },
+      new TestResponder(),
+      createClientTransport,
+    );
+    const failure = await client.connect().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(McpClientError);
+    expect((failure as Error).message).toBe(
+      `The MCP server "${process.execPath}" exited with code 1; the end of its stderr: Error: Cannot find module ./server.js`,
+    );
+    await client.close();
   });
 });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { MessageTooLargeError } from '../../libs/client/src/transports/client-transport.errors';
+import { MessageTooLargeError, ServerExitedError } from '../../libs/client/src/transports/client-transport.errors';
 import { INHERITED_ENV_VARS, inheritedEnvironment } from '../../libs/client/src/transports/inherited-environment';
 import { StdioClientTransport } from '../../libs/client/src/transports/stdio-client.transport';
 import { Recorder, initializeRequest, initializedNotification, waitFor } from './transport-test.fixtures';
@@ -167,9 +167,41 @@ describe('StdioClientTransport', () => {
     await waitFor(() => recorder.closes === 1);
     expect(transport.exitCode).toBe(3);
     expect(transport.exitSignal).toBeNull();
-    await expect(transport.send({ jsonrpc: '2.0', method: 'late' })).rejects.toThrow('not open');
+    await expect(transport.send({ jsonrpc: '2.0', method: 'late' })).rejects.toThrow(
+      `The MCP server "${process.execPath}" exited with code 3 and wrote nothing to stderr`,
+    );
     await transport.close();
     expect(recorder.closes).toBe(1);
+  });
+
+  it('says how a child that ended on its own ended, quoting the last lines of its stderr (sanitized)', async () => {
+    const dies = `process.stderr.write('starting\\n' + 'noise\\n'.repeat(20) + 'Error: missing \\u001b[31mconfig\\u001b[0m\\n    at main\\n'); process.exit(2)`;
+    const transport = track(new StdioClientTransport({ command: process.execPath, args: ['-e', dies] }));
+    const recorder = new Recorder(transport);
+    await transport.start();
+    await waitFor(() => recorder.closes === 1);
+    const reason = transport.closeReason!;
+    expect(reason).toBeInstanceOf(ServerExitedError);
+    expect(reason).toMatchObject({ exitCode: 2, signal: null });
+    expect(reason.message).toBe(
+      `The MCP server "${process.execPath}" exited with code 2; the end of its stderr: noise | noise | noise | Error: missing [31mconfig[0m | at main`,
+    );
+    await expect(transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' })).rejects.toBe(reason);
+  });
+
+  it('names the signal that ended a child, and gives no reason for a child it closed itself', async () => {
+    const killed = track(
+      new StdioClientTransport({ command: process.execPath, args: ['-e', "process.kill(process.pid, 'SIGTERM')"] }),
+    );
+    const recorder = new Recorder(killed);
+    await killed.start();
+    await waitFor(() => recorder.closes === 1);
+    expect(killed.closeReason?.message).toMatch(/was ended by SIGTERM and wrote nothing to stderr$/);
+
+    const closed = track(echoServer());
+    await closed.start();
+    await closed.close();
+    expect(closed.closeReason).toBeUndefined();
   });
 
   it('sends SIGTERM to a child that ignores the end of its stdin', async () => {

@@ -255,11 +255,49 @@ describe('StreamableHttpClientTransport', () => {
       expect(recorder.messages).toEqual([]);
     });
 
-    it('rejects send when the server cannot be reached', async () => {
+    it('asks its auth provider for headers on every request, and re-authorizes once on 401', async () => {
+      let token = 'expired';
+      const server = await raw((req, res, body) =>
+        req.headers.authorization === 'Bearer fresh'
+          ? json(res, 200, ok(idOf(body)))
+          : json(res, 401, { error: 'invalid_token' }, { 'WWW-Authenticate': 'Bearer error="invalid_token"' }),
+      );
+      const challenges: Array<string | undefined> = [];
+      const transport = new StreamableHttpClientTransport(
+        {
+          url: server.url,
+          auth: {
+            headers: () => ({ Authorization: `Bearer ${token}` }),
+            unauthorized: ({ challenge }) => {
+              challenges.push(challenge);
+              token = 'fresh';
+              return true;
+            },
+          },
+        },
+        { reconnect: FAST_RECONNECT },
+      );
+      transports.push(transport);
+      const recorder = new Recorder(transport);
+      await transport.send(request(1));
+      expect((await recorder.response(1)).result).toEqual({});
+      await transport.send(request(2));
+      expect((await recorder.response(2)).result).toEqual({});
+      expect(server.requests.map((r) => r.headers.authorization)).toEqual([
+        'Bearer expired',
+        'Bearer fresh',
+        'Bearer fresh',
+      ]);
+      expect(challenges).toEqual(['Bearer error="invalid_token"']);
+    });
+
+    it('rejects send when the server cannot be reached, naming it and the cause', async () => {
       const server = await raw(() => undefined);
       await server.close();
       const transport = client(server.url);
-      await expect(transport.send(request(1))).rejects.toThrow('fetch failed');
+      await expect(transport.send(request(1))).rejects.toThrow(
+        `Cannot reach the MCP server at ${server.url}: connection refused (ECONNREFUSED)`,
+      );
     });
   });
 

@@ -1,5 +1,5 @@
-/** Where the server is: a Streamable HTTP URL, or a command that serves MCP over stdio. */
-export type CliTarget = { url: string } | { command: string; args: string[] };
+/** Where the server is: a Streamable HTTP URL (and headers to send it), or a command that serves MCP over stdio. */
+export type CliTarget = { url: string; headers: Record<string, string> } | { command: string; args: string[] };
 
 /** What to ask the server. */
 export type CliAction =
@@ -38,6 +38,8 @@ target:
 
 options:
   --era auto|legacy|modern   protocol era (default auto: server/discover, else initialize)
+  --header NAME=VALUE        send this header with every request to an HTTP server (repeatable), e.g.
+                             --header "Authorization=Bearer $TOKEN"
   --sample-with TEXT         answer every sampling request with TEXT (model "cli-fixed"); without it, none is offered
   --verbose                  log the client's and the server's messages to stderr
   --help                     this text
@@ -54,22 +56,28 @@ export function parseCliArguments(argv: readonly string[]): CliInvocation | unde
   let verbose = false;
   let target: CliTarget | undefined;
   const words: string[] = [];
+  const headers: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') return undefined;
     if (arg === '--verbose') verbose = true;
     else if (arg === '--era') era = oneOf(valueOf(argv, ++i, '--era'), ERAS, '--era') as CliInvocation['era'];
     else if (arg === '--sample-with') sampleWith = valueOf(argv, ++i, '--sample-with');
-    else if (arg === '--' && !target) {
+    else if (arg === '--header') {
+      const [name, value] = header(valueOf(argv, ++i, '--header'));
+      headers[name] = value;
+    } else if (arg === '--' && !target) {
       const end = commandEnd(argv, i + 1);
       if (end === i + 1) throw new UsageError('-- must be followed by the command that starts the server');
       target = { command: argv[i + 1], args: argv.slice(i + 2, end) };
       i = argv[end] === '--' ? end : end - 1;
     } else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}`);
-    else if (!target) target = { url: checkedUrl(arg) };
+    else if (!target) target = { url: checkedUrl(arg), headers };
     else words.push(arg);
   }
   if (!target) throw new UsageError('no server given: a URL, or -- and a command');
+  if (!('url' in target) && Object.keys(headers).length)
+    throw new UsageError('--header is for an HTTP server; a stdio server gets none');
   return { target, action: actionOf(words), era, sampleWith, verbose };
 }
 
@@ -131,6 +139,16 @@ export function parseValue(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+// NAME=VALUE, NAME an HTTP header name and VALUE without line breaks (which would start another header).
+function header(pair: string): [string, string] {
+  const at = pair.indexOf('=');
+  const name = at < 0 ? '' : pair.slice(0, at).trim();
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header needs NAME=VALUE, got ${pair}`);
+  const value = pair.slice(at + 1).trim();
+  if (/[\r\n\0]/.test(value)) throw new UsageError(`--header ${name}: the value must be one line`);
+  return [name, value];
 }
 
 function valueOf(argv: readonly string[], index: number, option: string): string {

@@ -37,7 +37,7 @@ export class DemoClientModule {
 }
 
 function transportOf(target: CliInvocation['target']): McpServerTransportConfig {
-  if ('url' in target) return { type: 'http', url: target.url };
+  if ('url' in target) return { type: 'http', url: target.url, headers: target.headers };
   // Relative paths in the command mean what they meant where `npm run client` was typed.
   return { type: 'stdio', command: target.command, args: target.args, cwd: process.env.INIT_CWD ?? process.cwd() };
 }

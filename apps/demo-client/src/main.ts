@@ -37,16 +37,21 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// One line, whatever the error carries.
 function describe(error: unknown): string {
-  if (error instanceof McpClientError)
-    return `${error.message}${error.code === undefined ? '' : ` (code ${error.code})`}`;
-  return error instanceof Error ? error.message : String(error);
+  const text =
+    error instanceof McpClientError
+      ? `${error.message}${error.code === undefined ? '' : ` (code ${error.code})`}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  return text.replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.stderr.write(`error: ${describe(error)}\n`);
     process.exit(1);
   },
 );

@@ -28,7 +28,13 @@ export type { McpClientErrorKind } from './errors/mcp-client.error';
 export { McpClientHealthIndicator } from './health/mcp-client.health';
 export type { ClientSendOptions, ClientTransport } from './transports/client-transport.interface';
 export { createClientTransport } from './transports/client-transport.factory';
-export { MessageTooLargeError, SessionExpiredError } from './transports/client-transport.errors';
+export {
+  MessageTooLargeError,
+  ServerExitedError,
+  ServerUnreachableError,
+  SessionExpiredError,
+} from './transports/client-transport.errors';
+export type { HttpSendOptions, HttpServerConfig, McpHttpAuthProvider } from './transports/http-client.session';
 export { StdioClientTransport } from './transports/stdio-client.transport';
 export type { StdioClientConfig, StdioClientOptions } from './transports/stdio-client.transport';
 export { StreamableHttpClientTransport } from './transports/streamable-http-client.transport';

@@ -28,6 +28,7 @@ import {
   valueAtPath,
 } from '@conduit-mcp/core';
 import { McpClientError } from '../errors/mcp-client.error';
+import { rpcErrorMessage } from '../errors/rpc-error.message';
 import { McpClientModuleOptions, McpServerConfig } from '../interfaces/mcp-client-options.interface';
 import { ClientTransport } from '../transports/client-transport.interface';
 import { SessionExpiredError } from '../transports/client-transport.errors';
@@ -306,8 +307,13 @@ export class McpClient {
     transport.onclose = () => {
       if (this.state === 'closed') return;
       this.state = 'idle';
+      const reason = transport.closeReason;
       for (const call of this.pending.values())
-        call.reject(new McpClientError('transport', 'Connection closed by the server'));
+        call.reject(
+          new McpClientError('transport', reason?.message ?? 'Connection closed by the server', undefined, undefined, {
+            cause: reason,
+          }),
+        );
       this.pending.clear();
       this.runner.cancelAll();
     };
@@ -621,7 +627,14 @@ export class McpClient {
       const { code, message, data } = response.error;
       // The transport answers for a server that could not (HTTP error, oversize, dropped stream): not the server's word.
       const kind = synthetic ? 'transport' : 'rpc';
-      call.reject(new McpClientError(kind, sanitizeText(message, 512), code, data));
+      call.reject(
+        new McpClientError(
+          kind,
+          synthetic ? sanitizeText(message, 512) : rpcErrorMessage(code, message, data),
+          code,
+          data,
+        ),
+      );
     } else {
       call.resolve(response.result);
     }
@@ -707,7 +720,14 @@ export class McpClient {
 
   private async requireEra(era: Era, method: string): Promise<void> {
     await this.connect();
-    if (this.era !== era) throw new McpClientError('protocol', `${method} is not part of the ${this.era} era`);
+    if (this.era !== era) {
+      throw new McpClientError(
+        'protocol',
+        `${method} is part of the ${era} era only, and this connection negotiated the ${this.era} era (${this.protocolVersion}); ` +
+          (era === 'legacy' ? 'use listen() in the modern era' : 'use subscribe() in the legacy era') +
+          `, or pin the server's era with era: '${era}'`,
+      );
+    }
   }
 
   private clientInfo(): Implementation {

@@ -1,3 +1,5 @@
+import type { HttpServerConfig } from '../transports/http-client.session';
+
 /** How to reach one MCP server. */
 export type McpServerTransportConfig =
   | {
@@ -8,8 +10,10 @@ export type McpServerTransportConfig =
       env?: Record<string, string>;
       cwd?: string;
     }
-  | { type: 'http'; url: string; headers?: Record<string, string> }
-  | { type: 'sse'; url: string; headers?: Record<string, string> };
+  /** Streamable HTTP: `headers` go with every request; `auth` adds its own, re-authorized once on 401/403. */
+  | ({ type: 'http' } & HttpServerConfig)
+  /** The deprecated HTTP+SSE transport (2024-11-05), configured alike. */
+  | ({ type: 'sse' } & HttpServerConfig);
 
 /** One server the client connects to. */
 export interface McpServerConfig {

@@ -10,9 +10,9 @@ export function createClientTransport(config: McpServerTransportConfig): ClientT
     case 'stdio':
       return new StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd });
     case 'http':
-      return new StreamableHttpClientTransport({ url: config.url, headers: config.headers });
+      return new StreamableHttpClientTransport({ url: config.url, headers: config.headers, auth: config.auth });
     case 'sse':
-      return new SseClientTransport({ url: config.url, headers: config.headers });
+      return new SseClientTransport({ url: config.url, headers: config.headers, auth: config.auth });
     default:
       throw new Error(`Unknown MCP transport type: ${(config as { type: unknown }).type}`);
   }

@@ -30,4 +30,6 @@ export interface ClientTransport {
   protocolVersion?: string;
   /** Legacy Streamable HTTP: the session id the server issued. */
   readonly sessionId?: string;
+  /** Why the connection ended, when the server's side ended it (stdio: the child's exit code and stderr's end). */
+  readonly closeReason?: Error;
 }

@@ -2,25 +2,14 @@ import { JsonRpcMessage, SseParser, parseJson } from '@conduit-mcp/core';
 import { ClientSendOptions, ClientTransport } from './client-transport.interface';
 import { mediaTypeOf, readSseBody } from './http-body.reader';
 import { answerHttpError, readHttpError } from './http-error.answer';
-import { nodeHttpFetch } from './node-http.fetch';
-import { fetchSameOrigin } from './same-origin.fetch';
+import { HttpClientSession, HttpSendOptions, HttpServerConfig } from './http-client.session';
 
-/** Where a 2024-11-05 HTTP+SSE server's event stream is. */
-export interface SseClientConfig {
-  url: string;
-  /** Sent with the GET and every POST (e.g. `Authorization`). */
-  headers?: Record<string, string>;
-}
+/** Where a 2024-11-05 HTTP+SSE server's event stream is. `headers` go with every request; `auth` adds its own per request. */
+export type SseClientConfig = HttpServerConfig;
 
 /** Options of {@link SseClientTransport}. */
-export interface SseClientOptions {
-  /** Default: `node:http` with keep-alive (see `nodeHttpFetch`), several times cheaper per request than the global `fetch`. */
-  fetch?: typeof fetch;
-  /** Largest SSE event accepted from the server. Default 10 MiB. */
-  maxMessageBytes?: number;
-}
+export type SseClientOptions = HttpSendOptions;
 
-const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 const noop = () => undefined;
 
 /**
@@ -37,26 +26,26 @@ export class SseClientTransport implements ClientTransport {
   onmessage?: ClientTransport['onmessage'];
   onerror?: (error: Error) => void;
   onclose?: () => void;
-  /** Sent as `MCP-Protocol-Version` with each POST once set. */
-  protocolVersion?: string;
   readonly origin: string;
 
-  private readonly url: URL;
-  private readonly fetchFn: typeof fetch;
-  private readonly maxMessageBytes: number;
+  private readonly http: HttpClientSession;
   private readonly lifetime = new AbortController();
   private endpoint: URL | undefined;
   private started = false;
   private closed = false;
 
-  constructor(
-    private readonly config: SseClientConfig,
-    options: SseClientOptions = {},
-  ) {
-    this.url = new URL(config.url);
-    this.origin = this.url.origin;
-    this.fetchFn = options.fetch ?? nodeHttpFetch;
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  constructor(config: SseClientConfig, options: SseClientOptions = {}) {
+    this.http = new HttpClientSession(config, options);
+    this.origin = this.http.origin;
+  }
+
+  /** Sent as `MCP-Protocol-Version` with each POST once set. */
+  get protocolVersion(): string | undefined {
+    return this.http.protocolVersion;
+  }
+
+  set protocolVersion(revision: string | undefined) {
+    this.http.protocolVersion = revision;
   }
 
   /** The URL messages are POSTed to, once the server named it. */
@@ -69,9 +58,9 @@ export class SseClientTransport implements ClientTransport {
     if (this.started || this.closed) throw new Error(this.closed ? 'Transport is closed' : 'Transport already started');
     this.started = true;
     try {
-      const response = await fetchSameOrigin(this.fetchFn, this.url, {
+      const response = await this.http.send({
         method: 'GET',
-        headers: this.headersFor({ Accept: 'text/event-stream' }),
+        fixed: { Accept: 'text/event-stream' },
         signal: this.lifetime.signal,
       });
       if (!response.ok || mediaTypeOf(response) !== 'text/event-stream') {
@@ -90,17 +79,21 @@ export class SseClientTransport implements ClientTransport {
     if (this.closed) throw new Error('Transport is closed');
     if (!this.endpoint) throw new Error('Transport not started');
     const signal = options.signal ? AbortSignal.any([this.lifetime.signal, options.signal]) : this.lifetime.signal;
-    const response = await fetchSameOrigin(this.fetchFn, this.endpoint, {
-      method: 'POST',
-      headers: this.headersFor({ 'Content-Type': 'application/json' }, options.headers),
-      body: JSON.stringify(message),
-      signal,
-    });
+    const response = await this.http.send(
+      {
+        method: 'POST',
+        message: options.headers,
+        fixed: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(message),
+        signal,
+      },
+      this.endpoint,
+    );
     if (response.ok) {
       void response.body?.cancel().catch(noop);
       return;
     }
-    const report = await readHttpError(response, this.maxMessageBytes);
+    const report = await readHttpError(response, this.http.maxMessageBytes);
     if (!('method' in message && 'id' in message)) throw new Error(`The server refused the message: ${report.message}`);
     this.deliver(answerHttpError(report, message.id));
   }
@@ -113,20 +106,12 @@ export class SseClientTransport implements ClientTransport {
     this.onclose?.();
   }
 
-  private headersFor(fixed: Record<string, string>, perMessage?: Record<string, string>): Headers {
-    const headers = new Headers(this.config.headers);
-    if (this.protocolVersion) headers.set('MCP-Protocol-Version', this.protocolVersion);
-    for (const [name, value] of Object.entries(perMessage ?? {})) headers.set(name, value);
-    for (const [name, value] of Object.entries(fixed)) headers.set(name, value);
-    return headers;
-  }
-
   // Reads the stream until it ends: the endpoint first (settling start), then messages.
   private async read(response: Response, ready: () => void, refuse: (error: Error) => void): Promise<void> {
-    const parser = new SseParser({ maxBufferSize: this.maxMessageBytes });
+    const parser = new SseParser({ maxBufferSize: this.http.maxMessageBytes });
     let failure: Error | undefined;
     try {
-      await readSseBody(response, parser, this.maxMessageBytes, (event) => {
+      await readSseBody(response, parser, this.http.maxMessageBytes, (event) => {
         if (event.event === 'endpoint') {
           if (this.endpoint) return;
           this.endpoint = this.endpointFrom(event.data);
@@ -149,7 +134,7 @@ export class SseClientTransport implements ClientTransport {
   private endpointFrom(data: string): URL {
     let endpoint: URL;
     try {
-      endpoint = new URL(data, this.url);
+      endpoint = new URL(data, this.http.url);
     } catch {
       throw new Error('The server named an invalid message endpoint');
     }

@@ -1,8 +1,8 @@
 import { ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JsonRpcMessage, LineFramer, coalesceWrites, parseJson, serializeLine } from '@conduit-mcp/core';
+import { JsonRpcMessage, LineFramer, coalesceWrites, parseJson, sanitizeText, serializeLine } from '@conduit-mcp/core';
 import { ByteRing } from './byte.ring';
-import { MessageTooLargeError } from './client-transport.errors';
+import { MessageTooLargeError, ServerExitedError } from './client-transport.errors';
 import { ClientTransport } from './client-transport.interface';
 import { inheritedEnvironment } from './inherited-environment';
 
@@ -27,6 +27,9 @@ const STDERR_KEPT_BYTES = 64 * 1024;
 const EXIT_GRACE_MS = 2_000;
 /** After the child exited, how long its stdout may stay open (held by a grandchild) before we stop reading. */
 const DRAIN_AFTER_EXIT_MS = 1_000;
+/** What a {@link ServerExitedError} quotes of the child's stderr: its last lines, at most this many characters. */
+const STDERR_TAIL_LINES = 5;
+const STDERR_TAIL_CHARS = 600;
 
 /**
  * Runs an MCP server as a child process and speaks newline-delimited JSON-RPC over its stdin and stdout.
@@ -53,6 +56,7 @@ export class StdioClientTransport implements ClientTransport {
   private readonly stderrRing = new ByteRing(STDERR_KEPT_BYTES);
   private child: ChildProcessWithoutNullStreams | undefined;
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private exitedOnItsOwn: ServerExitedError | undefined;
   private closing = false;
   private finished = false;
   private drainTimer: NodeJS.Timeout | undefined;
@@ -91,6 +95,11 @@ export class StdioClientTransport implements ClientTransport {
     return this.stderrRing.toString();
   }
 
+  /** Why the connection ended, when the child ended it: its exit code or signal and the end of its stderr. */
+  get closeReason(): ServerExitedError | undefined {
+    return this.exitedOnItsOwn;
+  }
+
   /** Spawns the child; rejects with a clear error when it cannot be started (e.g. the command does not exist). */
   async start(): Promise<void> {
     if (this.child || this.closing) throw new Error(this.closing ? 'Transport is closed' : 'Transport already started');
@@ -120,6 +129,7 @@ export class StdioClientTransport implements ClientTransport {
     child.stderr.on('data', (chunk: Buffer) => this.onStderr(chunk));
     child.on('exit', (code, signal) => {
       this.exit = { code, signal };
+      if (!this.closing) this.exitedOnItsOwn = new ServerExitedError(this.config.command, code, signal, '');
       this.markExited();
       this.drainTimer = setTimeout(() => this.finish(), DRAIN_AFTER_EXIT_MS);
     });
@@ -129,6 +139,7 @@ export class StdioClientTransport implements ClientTransport {
   /** Writes one JSON line; when the pipe is full, resolves once it drained. */
   async send(message: JsonRpcMessage): Promise<void> {
     const child = this.child;
+    if (this.exitedOnItsOwn) throw this.closeReason;
     if (!child || this.closing || this.exit) throw new Error('Transport is not open');
     await write(child.stdin, serializeLine(message));
   }
@@ -197,6 +208,11 @@ export class StdioClientTransport implements ClientTransport {
     clearTimeout(this.drainTimer);
     this.child?.stdout.destroy();
     this.child?.stderr.destroy();
+    // Its stderr is read to the end by now: the reason quotes it.
+    if (this.exitedOnItsOwn) {
+      const { exitCode, signal } = this.exitedOnItsOwn;
+      this.exitedOnItsOwn = new ServerExitedError(this.config.command, exitCode, signal, stderrTail(this.stderr));
+    }
     this.markGone();
     this.onclose?.();
   }
@@ -221,4 +237,15 @@ function write(stream: NodeJS.WritableStream, text: string): Promise<void> {
     stream.on('drain', onDrain);
     stream.on('close', onClose);
   });
+}
+
+// The last lines of a child's stderr, on one line, without control characters.
+function stderrTail(stderr: string): string {
+  const lines = stderr
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .slice(-STDERR_TAIL_LINES);
+  const joined = lines.join(' | ');
+  return sanitizeText(joined.length > STDERR_TAIL_CHARS ? `…${joined.slice(-STDERR_TAIL_CHARS)}` : joined, 1_000);
 }

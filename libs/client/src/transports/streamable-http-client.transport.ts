@@ -5,28 +5,18 @@ import { ClientSendOptions, ClientTransport } from './client-transport.interface
 import { mediaTypeOf, readBoundedBody, readSseBody } from './http-body.reader';
 import { answerHttpError, readHttpError } from './http-error.answer';
 import { DEFAULT_RECONNECT, ReconnectOptions, reconnectDelay } from './reconnect.backoff';
-import { nodeHttpFetch } from './node-http.fetch';
-import { fetchSameOrigin } from './same-origin.fetch';
+import { HttpClientSession, HttpSendOptions, HttpServerConfig } from './http-client.session';
 import { transportFailure } from './synthetic-response';
 
-/** Where a Streamable HTTP server is. */
-export interface StreamableHttpClientConfig {
-  url: string;
-  /** Sent with every request (e.g. `Authorization`). */
-  headers?: Record<string, string>;
-}
+/** Where a Streamable HTTP server is. `headers` go with every request; `auth` adds its own per request. */
+export type StreamableHttpClientConfig = HttpServerConfig;
 
 /** Options of {@link StreamableHttpClientTransport}. */
-export interface StreamableHttpClientOptions {
-  /** Default: `node:http` with keep-alive (see `nodeHttpFetch`), several times cheaper per request than the global `fetch`. */
-  fetch?: typeof fetch;
-  /** Largest JSON body or SSE event accepted from the server. Default 10 MiB. */
-  maxMessageBytes?: number;
+export interface StreamableHttpClientOptions extends HttpSendOptions {
   /** How lost SSE streams are resumed. */
   reconnect?: Partial<ReconnectOptions>;
 }
 
-const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 const DELETE_TIMEOUT_MS = 2_000;
 const SESSION_HEADER = 'mcp-session-id';
 const noop = () => undefined;
@@ -72,28 +62,28 @@ export class StreamableHttpClientTransport implements ClientTransport {
   onmessage?: (message: unknown, info?: { relatedRequestId?: JsonRpcId }) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
-  /** Sent as `MCP-Protocol-Version` once set (legacy era, after `initialize`). */
-  protocolVersion?: string;
   readonly origin: string;
 
-  private readonly url: URL;
-  private readonly fetchFn: typeof fetch;
-  private readonly maxMessageBytes: number;
+  private readonly http: HttpClientSession;
   private readonly reconnect: ReconnectOptions;
   private readonly inflight = new Set<AbortController>();
   private standalone: AbortController | undefined;
   private currentSessionId: string | undefined;
   private closed = false;
 
-  constructor(
-    private readonly config: StreamableHttpClientConfig,
-    options: StreamableHttpClientOptions = {},
-  ) {
-    this.url = new URL(config.url);
-    this.origin = this.url.origin;
-    this.fetchFn = options.fetch ?? nodeHttpFetch;
-    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  constructor(config: StreamableHttpClientConfig, options: StreamableHttpClientOptions = {}) {
+    this.http = new HttpClientSession(config, options);
+    this.origin = this.http.origin;
     this.reconnect = { ...DEFAULT_RECONNECT, ...options.reconnect };
+  }
+
+  /** Sent as `MCP-Protocol-Version` once set (legacy era, after `initialize`). */
+  get protocolVersion(): string | undefined {
+    return this.http.protocolVersion;
+  }
+
+  set protocolVersion(revision: string | undefined) {
+    this.http.protocolVersion = revision;
   }
 
   /** The session id the server issued (`Mcp-Session-Id`), until it expires or the transport closes. */
@@ -113,18 +103,17 @@ export class StreamableHttpClientTransport implements ClientTransport {
     let handedOff = false;
     try {
       const sentSession = this.currentSessionId;
-      const response = await fetchSameOrigin(this.fetchFn, this.url, {
+      const response = await this.http.send({
         method: 'POST',
-        headers: this.headersFor(
-          { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-          options.headers,
-        ),
+        session: this.sessionHeaders(),
+        message: options.headers,
+        fixed: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
         body: JSON.stringify(message),
         signal: exchange.signal,
       });
       this.adoptSession(response);
       if (!response.ok) {
-        const report = await readHttpError(response, this.maxMessageBytes);
+        const report = await readHttpError(response, this.http.maxMessageBytes);
         if (response.status === 404 && sentSession) this.expireSession(sentSession);
         if (requestId === undefined) throw new Error(`The server refused the message: ${report.message}`);
         this.deliver(answerHttpError(report, requestId), requestId);
@@ -148,9 +137,10 @@ export class StreamableHttpClientTransport implements ClientTransport {
     this.standalone?.abort();
     const controller = (this.standalone = new AbortController());
     const sentSession = this.currentSessionId;
-    const response = await fetchSameOrigin(this.fetchFn, this.url, {
+    const response = await this.http.send({
       method: 'GET',
-      headers: this.headersFor({ Accept: 'text/event-stream' }),
+      session: this.sessionHeaders(),
+      fixed: { Accept: 'text/event-stream' },
       signal: controller.signal,
     });
     this.adoptSession(response);
@@ -172,12 +162,13 @@ export class StreamableHttpClientTransport implements ClientTransport {
     for (const controller of this.inflight) controller.abort();
     this.inflight.clear();
     if (this.currentSessionId) {
-      const headers = this.headersFor({});
+      const session = this.sessionHeaders();
       this.currentSessionId = undefined;
       try {
-        const response = await fetchSameOrigin(this.fetchFn, this.url, {
+        const response = await this.http.send({
           method: 'DELETE',
-          headers,
+          session,
+          fixed: {},
           signal: AbortSignal.timeout(DELETE_TIMEOUT_MS),
         });
         void response.body?.cancel().catch(noop);
@@ -208,14 +199,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
     };
   }
 
-  // Configured headers, then the session's, then the message's own, then those the request kind fixes.
-  private headersFor(fixed: Record<string, string>, perMessage?: Record<string, string>): Headers {
-    const headers = new Headers(this.config.headers);
-    if (this.protocolVersion) headers.set('MCP-Protocol-Version', this.protocolVersion);
-    if (this.currentSessionId) headers.set('Mcp-Session-Id', this.currentSessionId);
-    for (const [name, value] of Object.entries(perMessage ?? {})) headers.set(name, value);
-    for (const [name, value] of Object.entries(fixed)) headers.set(name, value);
-    return headers;
+  private sessionHeaders(): Record<string, string> | undefined {
+    return this.currentSessionId ? { 'Mcp-Session-Id': this.currentSessionId } : undefined;
   }
 
   private adoptSession(response: Response): void {
@@ -241,12 +226,12 @@ export class StreamableHttpClientTransport implements ClientTransport {
   private async consumeJson(response: Response, stream: FollowedStream): Promise<void> {
     let text: string;
     try {
-      text = (await readBoundedBody(response, this.maxMessageBytes)).toString('utf8');
+      text = (await readBoundedBody(response, this.http.maxMessageBytes)).toString('utf8');
     } catch (error) {
       if (stream.signal.aborted) return;
       if (error instanceof MessageTooLargeError) {
         this.onerror?.(error);
-        return this.settle(stream, `Response too large (over ${this.maxMessageBytes} bytes)`);
+        return this.settle(stream, `Response too large (over ${this.http.maxMessageBytes} bytes)`);
       }
       return this.settle(stream, 'The connection was lost before the response arrived');
     }
@@ -272,7 +257,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
         } catch (error) {
           if (stream.signal.aborted) return;
           this.onerror?.(error as Error);
-          return this.settle(stream, `Response too large (over ${this.maxMessageBytes} bytes)`);
+          return this.settle(stream, `Response too large (over ${this.http.maxMessageBytes} bytes)`);
         }
         if (stream.signal.aborted || stream.answered) return;
         if (stream.requestId !== undefined && stream.lastEventId === undefined) {
@@ -304,9 +289,10 @@ export class StreamableHttpClientTransport implements ClientTransport {
     try {
       const resumeFrom: Record<string, string> =
         stream.lastEventId === undefined ? {} : { 'Last-Event-ID': stream.lastEventId };
-      response = await fetchSameOrigin(this.fetchFn, this.url, {
+      response = await this.http.send({
         method: 'GET',
-        headers: this.headersFor({ Accept: 'text/event-stream', ...resumeFrom }),
+        session: this.sessionHeaders(),
+        fixed: { Accept: 'text/event-stream', ...resumeFrom },
         signal: stream.signal,
       });
     } catch {
@@ -329,10 +315,10 @@ export class StreamableHttpClientTransport implements ClientTransport {
 
   // Reads one connection of a stream; true when it carried any event. Throws only MessageTooLargeError.
   private async readStream(response: Response, stream: FollowedStream): Promise<boolean> {
-    const parser = new SseParser({ maxBufferSize: this.maxMessageBytes });
+    const parser = new SseParser({ maxBufferSize: this.http.maxMessageBytes });
     let progressed = false;
     try {
-      await readSseBody(response, parser, this.maxMessageBytes, (event) => {
+      await readSseBody(response, parser, this.http.maxMessageBytes, (event) => {
         progressed = true;
         if (event.id !== undefined) stream.lastEventId = event.id === '' ? undefined : event.id;
         if ((event.event ?? 'message') !== 'message' || event.data === '') return;

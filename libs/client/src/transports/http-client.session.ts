@@ -1,5 +1,4 @@
 import { nodeHttpFetch } from './node-http.fetch';
-import { describeNetworkFailure } from './network-failure';
 import { fetchSameOrigin } from './same-origin.fetch';
 
 /** A value, or a promise of it. */
@@ -89,11 +88,14 @@ export class HttpClientSession {
    * Rejects when nothing answered: with the signal's reason when aborted, else an error naming the URL and the
    * network's cause (`ECONNREFUSED`, a DNS or TLS failure).
    */
-  async send(request: HttpClientRequest, target: URL = this.url): Promise<Response> {
-    const { auth } = this;
-    // Without an authorization provider, nothing is awaited before the request goes out.
-    let response = await this.fetchOnce(request, target, auth ? await auth.headers(target) : undefined);
-    if ((response.status === 401 || response.status === 403) && auth?.unauthorized) {
+  send(request: HttpClientRequest, target: URL = this.url): Promise<Response> {
+    // Without an authorization provider, the request goes straight out: no extra promise on the hot path.
+    return this.auth ? this.sendAuthorized(request, target, this.auth) : this.fetchOnce(request, target, undefined);
+  }
+
+  private async sendAuthorized(request: HttpClientRequest, target: URL, auth: McpHttpAuthProvider): Promise<Response> {
+    let response = await this.fetchOnce(request, target, await auth.headers(target));
+    if ((response.status === 401 || response.status === 403) && auth.unauthorized) {
       const retry = await auth.unauthorized({
         status: response.status,
         challenge: response.headers.get('www-authenticate') ?? undefined,
@@ -112,16 +114,19 @@ export class HttpClientSession {
     target: URL,
     authorization: Record<string, string> | undefined,
   ): Promise<Response> {
-    const headers = new Headers(this.configured);
-    if (this.protocolVersion) headers.set('MCP-Protocol-Version', this.protocolVersion);
-    setAll(headers, authorization);
-    setAll(headers, request.session);
-    setAll(headers, request.message);
-    setAll(headers, request.fixed);
+    let headers: Headers;
+    try {
+      headers = new Headers(this.configured);
+      if (this.protocolVersion) headers.set('MCP-Protocol-Version', this.protocolVersion);
+      setAll(headers, authorization);
+      setAll(headers, request.session);
+      setAll(headers, request.message);
+      setAll(headers, request.fixed);
+    } catch (error) {
+      return Promise.reject(error as Error); // a header value no request may carry (a line break): a rejection too
+    }
     const init: RequestInit = { method: request.method, headers, body: request.body, signal: request.signal };
-    return fetchSameOrigin(this.fetchFn, target, init).catch((error: unknown) => {
-      throw request.signal?.aborted ? error : describeNetworkFailure(error, target);
-    });
+    return fetchSameOrigin(this.fetchFn, target, init);
   }
 }
 

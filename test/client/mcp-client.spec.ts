@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { Injectable, Module } from '@nestjs/common';
@@ -14,6 +15,7 @@ import {
   McpInputResponder,
 } from '../../libs/client/src/connection/input-responder.interface';
 import { McpClient } from '../../libs/client/src/connection/mcp-client';
+import { MCP_CLIENT_CHANNELS } from '../../libs/client/src/telemetry/mcp-client.channels';
 import { ServerUnreachableError } from '../../libs/client/src/transports/client-transport.errors';
 import { createClientTransport } from '../../libs/client/src/transports/client-transport.factory';
 
@@ -216,6 +218,43 @@ describe('McpClient against this project server (in memory)', () => {
     await client.close();
   });
 
+  it.each(['legacy', 'modern'] as const)(
+    'publishes its requests and the questions it answered on diagnostics_channel (%s)',
+    async (era) => {
+      const events: Array<[string, Record<string, unknown>]> = [];
+      const onRequest = (event: unknown) => events.push(['request', event as Record<string, unknown>]);
+      const onInput = (event: unknown) => events.push(['input', event as Record<string, unknown>]);
+      const { client } = connect(era);
+      await client.connect();
+      subscribe(MCP_CLIENT_CHANNELS.request, onRequest);
+      subscribe(MCP_CLIENT_CHANNELS.input, onInput);
+      try {
+        await client.callTool('confirm');
+        await expect(client.callTool('nope')).rejects.toMatchObject({ kind: 'rpc' });
+      } finally {
+        unsubscribe(MCP_CLIENT_CHANNELS.request, onRequest);
+        unsubscribe(MCP_CLIENT_CHANNELS.input, onInput);
+      }
+      const scope = { client: 'unit-client', server: 'peer', era };
+      const asked = ['input', { ...scope, method: 'elicitation/create', status: 'ok', durationMs: expect.any(Number) }];
+      const called = ['request', { ...scope, method: 'tools/call', status: 'ok', durationMs: expect.any(Number) }];
+      const failed = [
+        'request',
+        {
+          ...scope,
+          method: 'tools/call',
+          status: 'error',
+          errorKind: 'rpc',
+          errorCode: -32602,
+          durationMs: expect.any(Number),
+        },
+      ];
+      // Legacy: the question comes while the call runs; modern: the first round answers input_required, then the retry.
+      expect(events).toEqual(era === 'legacy' ? [asked, called, failed] : [called, asked, called, failed]);
+      await client.close();
+    },
+  );
+
   it('turns JSON-RPC errors into kind rpc with code and data', async () => {
     const { client } = connect('modern');
     await expect(client.callTool('nope')).rejects.toMatchObject({ kind: 'rpc', code: -32602 });
@@ -252,6 +291,156 @@ describe('McpClient against this project server (in memory)', () => {
       ),
     });
     await modern.close();
+  });
+});
+
+/** A ClientTransport whose server answers each request with what `answer` returns (its result). */
+function scripted(
+  answer: (method: string, params: Record<string, unknown>) => Record<string, unknown>,
+  origin?: string,
+) {
+  return (): ClientTransport => {
+    const transport: ClientTransport = {
+      origin,
+      start: async () => undefined,
+      send: async (message) => {
+        if (!('method' in message) || !('id' in message)) return;
+        const result = answer(message.method, (message.params ?? {}) as Record<string, unknown>);
+        setImmediate(() => transport.onmessage?.({ jsonrpc: '2.0', id: message.id, result }));
+      },
+      close: async () => transport.onclose?.(),
+    };
+    return transport;
+  };
+}
+
+describe('McpClient in a modern input round (MRTR)', () => {
+  it('checks every input request of a round before any handler runs: an undeclared one fails the call, asking no one', async () => {
+    const responder = new TestResponder(); // declares form elicitation only
+    const client = new McpClient(
+      { id: 'asks', transport: { type: 'stdio', command: 'unused' }, era: 'modern' },
+      { name: 'unit-client', servers: [], requestTimeoutMs: 2_000 },
+      responder,
+      scripted((method) =>
+        method === 'server/discover'
+          ? { resultType: 'complete', capabilities: { tools: {} } }
+          : {
+              resultType: 'input_required',
+              inputRequests: {
+                first: {
+                  method: 'elicitation/create',
+                  params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } },
+                },
+                second: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 10 } },
+              },
+            },
+      ),
+    );
+    await expect(client.callTool('anything')).rejects.toMatchObject({
+      kind: 'protocol',
+      message: 'The server asked for sampling/createMessage, which this client did not declare',
+    });
+    expect(responder.asked).toEqual([]);
+    await client.close();
+  });
+});
+
+describe('McpClient refusing server requests it cannot take', () => {
+  // A server that answers discovery / initialize, and through which the test sends requests of the server's.
+  function peer(era: 'legacy' | 'modern') {
+    const sent: JsonRpcMessage[] = [];
+    const responder = new TestResponder(); // declares form elicitation only
+    let transport: ClientTransport | undefined;
+    const factory = scripted((method) =>
+      method === 'initialize'
+        ? { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'p', version: '1' } }
+        : { resultType: 'complete', capabilities: {} },
+    );
+    const client = new McpClient(
+      { id: 'peer', transport: { type: 'stdio', command: 'unused' }, era },
+      { name: 'unit-client', servers: [], requestTimeoutMs: 2_000 },
+      responder,
+      () => {
+        transport = factory();
+        const send = transport.send.bind(transport);
+        transport.send = (message, options) => (sent.push(message), send(message, options));
+        return transport;
+      },
+    );
+    const ask = async (request: Record<string, unknown>) => {
+      transport!.onmessage?.({ jsonrpc: '2.0', ...request });
+      for (let i = 0; i < 50 && !sent.some((m) => 'id' in m && m.id === request.id && !('method' in m)); i++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      return sent.find((m) => 'id' in m && m.id === request.id && !('method' in m));
+    };
+    return { client, ask, responder };
+  }
+
+  it('modern era: any server-to-client request gets -32601 (input comes as input_required results)', async () => {
+    const { client, ask } = peer('modern');
+    await client.connect();
+    const answer = await ask({
+      id: 's1',
+      method: 'elicitation/create',
+      params: { message: 'hi', requestedSchema: {} },
+    });
+    expect(answer).toMatchObject({
+      id: 's1',
+      error: { code: -32601, message: 'Server requests are not part of the modern era' },
+    });
+    await client.close();
+  });
+
+  it('legacy era: a request for a capability the client did not declare gets its own -32601, no handler runs', async () => {
+    const { client, ask, responder } = peer('legacy');
+    await client.connect();
+    const answer = await ask({ id: 's2', method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } });
+    expect(responder.asked).toEqual([]);
+    expect(answer).toMatchObject({
+      id: 's2',
+      error: { code: -32601, message: 'This client does not handle sampling/createMessage' },
+    });
+    await client.close();
+  });
+});
+
+describe('McpClient: the origin URL elicitations are compared with', () => {
+  const asksOnce = () => {
+    let asked = false;
+    return (method: string): Record<string, unknown> => {
+      if (method === 'server/discover') return { resultType: 'complete', capabilities: { tools: {} } };
+      if (asked) return { resultType: 'complete', content: [] };
+      asked = true;
+      return {
+        resultType: 'input_required',
+        inputRequests: {
+          ok: {
+            method: 'elicitation/create',
+            params: { message: 'ok?', requestedSchema: { type: 'object', properties: {} } },
+          },
+        },
+      };
+    };
+  };
+
+  it.each([
+    [
+      'the configured elicitation.origin, which wins over the transport’s',
+      'https://app.example.com',
+      'https://app.example.com',
+    ],
+    ['the transport’s when none is configured', undefined, 'http://127.0.0.1:9'],
+  ])('is %s', async (_case, configured, expected) => {
+    const responder = new TestResponder();
+    const client = new McpClient(
+      { id: 'asks', transport: { type: 'stdio', command: 'unused' }, era: 'modern' },
+      { name: 'unit-client', servers: [], requestTimeoutMs: 2_000, elicitation: { origin: configured } },
+      responder,
+      scripted(asksOnce(), 'http://127.0.0.1:9'),
+    );
+    await client.callTool('anything');
+    expect(responder.asked.map(({ ctx }) => ctx.origin)).toEqual([expected]);
+    await client.close();
   });
 });
 

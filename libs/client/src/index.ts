@@ -47,3 +47,5 @@ export type { SseClientConfig, SseClientOptions } from './transports/sse-client.
 export { isSyntheticResponse } from './transports/synthetic-response';
 export { INHERITED_ENV_VARS, inheritedEnvironment } from './transports/inherited-environment';
 export { StderrLogger } from './logging/stderr.logger';
+export { MCP_CLIENT_CHANNELS } from './telemetry/mcp-client.channels';
+export type { McpClientInputEvent, McpClientRequestEvent } from './telemetry/mcp-client.channels';

@@ -29,13 +29,14 @@ import {
 } from '@conduit-mcp/core';
 import { McpClientError } from '../errors/mcp-client.error';
 import { rpcErrorMessage } from '../errors/rpc-error.message';
+import { ClientEventScope, reportInput, reportRequest, requestsObserved } from '../telemetry/client-telemetry';
 import { McpClientModuleOptions, McpServerConfig } from '../interfaces/mcp-client-options.interface';
 import { ClientTransport } from '../transports/client-transport.interface';
 import { SessionExpiredError } from '../transports/client-transport.errors';
 import { isSyntheticResponse } from '../transports/synthetic-response';
 import { McpInputContext, McpInputMethod, McpInputResponder } from './input-responder.interface';
 import { McpProgress, PendingCall } from './pending-call';
-import { ServerRequestRunner } from './server-request.runner';
+import { DEFAULT_MAX_SERVER_REQUESTS, ServerRequestRunner, handlerTimeoutMs } from './server-request.runner';
 
 /** Options of one call to a server. */
 export interface McpCallOptions {
@@ -100,11 +101,8 @@ export class McpClient {
     private readonly createTransport: (config: McpServerConfig['transport']) => ClientTransport,
   ) {
     this.runner = new ServerRequestRunner(
-      options.maxServerRequests ?? 8,
-      (method) =>
-        method === 'elicitation/create'
-          ? (options.elicitationTimeoutMs ?? 300_000)
-          : (options.handlerTimeoutMs ?? 60_000),
+      options.maxServerRequests ?? DEFAULT_MAX_SERVER_REQUESTS,
+      (method) => handlerTimeoutMs(method, options),
       (response) => void this.write(response).catch(() => undefined),
     );
   }
@@ -435,6 +433,7 @@ export class McpClient {
   ): Promise<Record<string, unknown>> {
     if (!this.transport) return Promise.reject(new McpClientError('transport', 'Not connected'));
     if (options.signal?.aborted) return Promise.reject(new McpClientError('cancelled', `${method} was cancelled`));
+    const started = requestsObserved() ? performance.now() : undefined;
     const withMeta = this.decorate(method, params, id, options);
     // Aborting the send closes the request's stream on HTTP (modern cancellation) and stops any resumption; stdio has
     // no per-request stream, and an AbortController per call was a measurable share of a stdio call.
@@ -466,10 +465,15 @@ export class McpClient {
           }),
         ),
       );
-    return call.promise.finally(() => {
+    const settled = call.promise.finally(() => {
       options.signal?.removeEventListener('abort', onAbort);
       this.pending.delete(id);
     });
+    return started === undefined ? settled : reportRequest(settled, this.eventScope(method), started);
+  }
+
+  private eventScope(method: string): ClientEventScope {
+    return { client: this.options.name, server: this.id, method, era: this.era ?? 'legacy' };
   }
 
   /**
@@ -558,17 +562,24 @@ export class McpClient {
     const requests = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
     const capabilities = this.responder.capabilities(this.id);
     const answers: Record<string, unknown> = {};
-    for (const [key, request] of Object.entries(requests)) {
+    const entries = Object.entries(requests);
+    // Every request of the round is checked before any handler runs: a round the client cannot finish asks no one.
+    for (const [, request] of entries) {
       const method = request?.method as McpInputMethod;
       if (!(method in INPUT_CAPABILITY))
         throw new McpClientError('protocol', `The server asked for unknown input ${sanitizeText(String(method), 64)}`);
       if (!capabilities[INPUT_CAPABILITY[method]])
         throw new McpClientError('protocol', `The server asked for ${method}, which this client did not declare`);
+    }
+    for (const [key, request] of entries) {
+      const method = request.method as McpInputMethod;
       try {
-        answers[key] = await this.responder.answer(
-          method,
-          (request.params ?? {}) as Record<string, unknown>,
-          this.context('modern', undefined, options.assigns, signal),
+        answers[key] = await reportInput(this.eventScope(method), signal, () =>
+          this.responder.answer(
+            method,
+            (request.params ?? {}) as Record<string, unknown>,
+            this.context('modern', undefined, options.assigns, signal),
+          ),
         );
       } catch (error) {
         throw new McpClientError(
@@ -600,7 +611,8 @@ export class McpClient {
       relatedRequestId: related?.id,
       signal: signal ?? new AbortController().signal,
       callsInFlight: this.pending.size,
-      origin: this.transport?.origin ?? this.options.elicitation?.origin,
+      // The configured origin wins: the operator knows the server's public origin behind a proxy or tunnel.
+      origin: this.options.elicitation?.origin ?? this.transport?.origin,
     };
   }
 
@@ -669,7 +681,9 @@ export class McpClient {
     this.runner.run(request, async (method, params, signal) => {
       related?.pause();
       try {
-        return await this.responder.answer(method, params, this.context('legacy', related, undefined, signal));
+        return await reportInput(this.eventScope(method), signal, () =>
+          this.responder.answer(method, params, this.context('legacy', related, undefined, signal)),
+        );
       } finally {
         related?.resume();
       }

@@ -1,6 +1,11 @@
 import { JsonRpcResponse } from '@conduit-mcp/core';
 import { McpInputRefusal } from './input-responder.interface';
-import { ServerRequestRunner } from './server-request.runner';
+import {
+  ServerRequestRunner,
+  DEFAULT_ELICITATION_TIMEOUT_MS,
+  DEFAULT_HANDLER_TIMEOUT_MS,
+  handlerTimeoutMs,
+} from './server-request.runner';
 
 describe('ServerRequestRunner (legacy server requests)', () => {
   let replies: JsonRpcResponse[];
@@ -101,5 +106,20 @@ describe('ServerRequestRunner (legacy server requests)', () => {
       { jsonrpc: '2.0', id: 1, result: {} },
       { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found: tools/call' } },
     ]);
+  });
+});
+
+describe('handlerTimeoutMs: how long a handler may answer', () => {
+  it('defaults to 60 s, and 5 minutes for an elicitation (a person answers it)', () => {
+    expect([DEFAULT_HANDLER_TIMEOUT_MS, DEFAULT_ELICITATION_TIMEOUT_MS]).toEqual([60_000, 300_000]);
+    expect(handlerTimeoutMs('sampling/createMessage', {})).toBe(60_000);
+    expect(handlerTimeoutMs('roots/list', {})).toBe(60_000);
+    expect(handlerTimeoutMs('elicitation/create', {})).toBe(300_000);
+  });
+
+  it('takes handlerTimeoutMs and elicitationTimeoutMs from the options', () => {
+    const options = { handlerTimeoutMs: 1_000, elicitationTimeoutMs: 2_000 };
+    expect(handlerTimeoutMs('sampling/createMessage', options)).toBe(1_000);
+    expect(handlerTimeoutMs('elicitation/create', options)).toBe(2_000);
   });
 });

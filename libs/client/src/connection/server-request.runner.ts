@@ -3,6 +3,22 @@ import { McpInputMethod, McpInputRefusal } from './input-responder.interface';
 
 const INPUT_METHODS = new Set<string>(['sampling/createMessage', 'elicitation/create', 'roots/list']);
 
+/** How long a handler may take to answer a server's question: 60 s, and 5 minutes for an elicitation (a person). */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 60_000;
+export const DEFAULT_ELICITATION_TIMEOUT_MS = 5 * 60_000;
+/** At most this many legacy server requests run at once. */
+export const DEFAULT_MAX_SERVER_REQUESTS = 8;
+
+/** The time a handler of `method` has to answer, from the options (`handlerTimeoutMs`, `elicitationTimeoutMs`). */
+export function handlerTimeoutMs(
+  method: string,
+  options: { handlerTimeoutMs?: number; elicitationTimeoutMs?: number },
+): number {
+  return method === 'elicitation/create'
+    ? (options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS)
+    : (options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS);
+}
+
 /** Runs one accepted server request to its answer; the runner bounds, times and cancels it. */
 export type ServerRequestWork = (
   method: McpInputMethod,

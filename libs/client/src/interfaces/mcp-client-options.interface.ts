@@ -66,7 +66,10 @@ export interface McpClientModuleOptions {
     rejectionCode?: number;
   };
   elicitation?: {
-    /** The origin URL-mode elicitations are compared with, when the transport does not report one. */
+    /**
+     * The origin URL-mode elicitations are compared with (`originMismatch`). When set, it wins over the origin the
+     * transport reports (the server's public origin behind a proxy or tunnel); else the transport's (HTTP), if any.
+     */
     origin?: string;
   };
   /** Server log entries per connection. Default 50/s, bursts of 100. */

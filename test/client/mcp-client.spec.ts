@@ -282,6 +282,12 @@ describe('McpClient against this project server (in memory)', () => {
       message:
         "subscriptions/listen is part of the modern era only, and this connection negotiated the legacy era (2025-11-25); use subscribe() in the legacy era, or pin the server's era with era: 'modern'",
     });
+    await expect(legacy.discover()).rejects.toMatchObject({
+      kind: 'protocol',
+      message: expect.stringMatching(
+        /^server\/discover is part of the modern era only, .*use the legacy era's initialize result/,
+      ),
+    });
     await legacy.close();
     const modern = connect('modern').client;
     await expect(modern.subscribe('notes://index')).rejects.toMatchObject({

@@ -174,7 +174,8 @@ export class McpClient {
     return this.era === 'modern' ? this.request('server/discover', {}, options) : this.request('ping', {}, options);
   }
 
-  discover(options?: McpCallOptions): Promise<Record<string, unknown>> {
+  async discover(options?: McpCallOptions): Promise<Record<string, unknown>> {
+    await this.requireEra('modern', 'server/discover', "the legacy era's initialize result (serverInfo, capabilities)");
     return this.request('server/discover', {}, options);
   }
 
@@ -252,12 +253,12 @@ export class McpClient {
 
   /** Legacy `resources/subscribe` (modern servers use `listen`). */
   async subscribe(uri: string, options?: McpCallOptions): Promise<void> {
-    await this.requireEra('legacy', 'resources/subscribe');
+    await this.requireEra('legacy', 'resources/subscribe', 'listen() in the modern era');
     await this.request('resources/subscribe', { uri }, options);
   }
 
   async unsubscribe(uri: string, options?: McpCallOptions): Promise<void> {
-    await this.requireEra('legacy', 'resources/unsubscribe');
+    await this.requireEra('legacy', 'resources/unsubscribe', 'listen() in the modern era');
     await this.request('resources/unsubscribe', { uri }, options);
   }
 
@@ -271,7 +272,7 @@ export class McpClient {
     resourcesListChanged?: boolean;
     resourceSubscriptions?: string[];
   }): Promise<McpListenHandle> {
-    await this.requireEra('modern', 'subscriptions/listen');
+    await this.requireEra('modern', 'subscriptions/listen', 'subscribe() in the legacy era');
     const controller = new AbortController();
     const id = this.newId();
     const acknowledged = new Promise<Record<string, unknown>>((resolve) => this.listens.set(id, resolve));
@@ -732,16 +733,15 @@ export class McpClient {
     }
   }
 
-  private async requireEra(era: Era, method: string): Promise<void> {
+  // `instead`: how the negotiated era does the same, for the message.
+  private async requireEra(era: Era, method: string, instead: string): Promise<void> {
     await this.connect();
-    if (this.era !== era) {
-      throw new McpClientError(
-        'protocol',
-        `${method} is part of the ${era} era only, and this connection negotiated the ${this.era} era (${this.protocolVersion}); ` +
-          (era === 'legacy' ? 'use listen() in the modern era' : 'use subscribe() in the legacy era') +
-          `, or pin the server's era with era: '${era}'`,
-      );
-    }
+    if (this.era === era) return;
+    throw new McpClientError(
+      'protocol',
+      `${method} is part of the ${era} era only, and this connection negotiated the ${this.era} era ` +
+        `(${this.protocolVersion}); use ${instead}, or pin the server's era with era: '${era}'`,
+    );
   }
 
   private clientInfo(): Implementation {

@@ -282,7 +282,7 @@ describe.each(HTTP_ADAPTERS)('sessions in a shared SessionStore (%s)', (adapter)
     return response.status;
   }
 
-  it('an HTTP+SSE session whose stream one instance holds is served by another: its answers travel on the bus', async () => {
+  it('an HTTP+SSE session whose stream one instance holds is served by another (on that transport only): its answers travel on the bus', async () => {
     const store = new InMemorySessionStore();
     const bus = new InMemoryEventBus();
     const [a, b] = [await instance(store, adapter, true, bus), await instance(store, adapter, true, bus)];
@@ -316,6 +316,10 @@ describe.each(HTTP_ADAPTERS)('sessions in a shared SessionStore (%s)', (adapter)
       // Another caller cannot use the session, on either instance.
       expect(await postMessage(a, stream.messagePath, callWho, { 'x-user': 'bob' })).toBe(404);
       expect(await postMessage(b, stream.messagePath, callWho, { 'x-user': 'bob' })).toBe(404);
+      // Nor can another transport: its answers would go where nobody reads them.
+      expect((await post(b, callWho, { 'mcp-session-id': stream.sessionId, ...alice })).status).toBe(404);
+      const streamable = (await post(a, initialize, alice)).headers.get('mcp-session-id')!;
+      expect(await postMessage(a, `/message?sessionId=${streamable}`, callWho, alice)).toBe(404);
     } finally {
       stream.close();
     }

@@ -14,6 +14,7 @@ import { McpAbortedError } from '../errors/mcp-aborted.error';
 import { MessageSink } from './message-sink.interface';
 import { SessionRecord } from './session-record';
 import { RequestCancellation } from './request-cancellation';
+import type { TransportKind } from '../dispatch/transport-facts.interface';
 
 /** Most notifications kept for a session while it has no outbound channel. */
 const MAX_UNDELIVERED = 100;
@@ -45,6 +46,8 @@ export class McpSession {
   recordTouchedAt = this.lastActivity;
   /** Who opened the session (the authenticator's subject); another caller cannot use it. */
   principal: string | undefined;
+  /** The transport the session was opened on (HTTP takes a session's messages on that transport only). */
+  openedOver: TransportKind | undefined;
 
   private readonly inFlight = new Map<JsonRpcId, RequestCancellation>();
   // Made on first use: most sessions (every modern or stateless HTTP request has one) never ask the client anything.
@@ -100,6 +103,7 @@ export class McpSession {
     session.logLevel = record.logLevel;
     session.initialized = record.initialized;
     session.principal = record.principal;
+    session.openedOver = record.transport;
     session.createdAt = record.createdAt;
     if (record.subscriptions.length) session.subscribedUris = new Set(record.subscriptions);
     return session;
@@ -118,6 +122,7 @@ export class McpSession {
       createdAt: this.createdAt,
     };
     if (this.principal !== undefined) record.principal = this.principal;
+    if (this.openedOver !== undefined) record.transport = this.openedOver;
     return record;
   }
 

@@ -1,4 +1,5 @@
 import { ClientCapabilities, Implementation, LegacyRevision, LoggingLevel } from '@conduit-mcp/core';
+import type { TransportKind } from '../dispatch/transport-facts.interface';
 
 /**
  * What a legacy-era session is, as data: what `initialize` negotiated and what the client set since. Serializable
@@ -19,6 +20,8 @@ export interface SessionRecord {
   initialized: boolean;
   /** Who opened the session (the authenticator's subject), when known: another caller cannot use it. */
   principal?: string;
+  /** The transport the session was opened on; its messages are taken on that transport only. */
+  transport?: TransportKind;
   /** Milliseconds since the epoch. */
   createdAt: number;
 }

@@ -14,6 +14,7 @@ const MAX_UNSENT_NOTIFICATIONS = 1_000;
  */
 export function connectTransport(endpoint: McpEndpoint, transport: Transport, kind: TransportKind): McpSession {
   const session = new McpSession();
+  session.openedOver = kind;
   let open = true;
   let unsent = 0;
   const sink: MessageSink = {

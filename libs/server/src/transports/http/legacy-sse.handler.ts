@@ -68,6 +68,7 @@ export class LegacySseHandler {
       return sendError(res, 406, 'Not Acceptable: Accept must list text/event-stream');
     const session = new McpSession(randomUUID());
     session.principal = auth?.subject; // its messages must come from the caller that opened it
+    session.openedOver = 'sse';
     const connection = new SseStream(res, {
       keepAliveMs: this.options.keepAliveMs,
       onKeepAlive: () => session.touch(),
@@ -92,7 +93,7 @@ export class LegacySseHandler {
     const sessionId = sessionIdOf(req);
     if (!sessionId) return sendError(res, 400, 'Bad Request: sessionId query parameter is required');
     // Live here (this instance holds its stream), else adopted from the session store: its stream is elsewhere.
-    let session = findSession(this.endpoint, sessionId, auth?.subject);
+    let session = findSession(this.endpoint, sessionId, auth?.subject, 'sse');
     if (session instanceof Promise) session = await session;
     if (!session) return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound });
     if (!isJsonContentType(req))

@@ -44,6 +44,7 @@ export function statelessSession(version: string | undefined): McpSession {
  */
 export function initializeExchange(endpoint: McpEndpoint, eventStore: EventStore): Exchange {
   const session = new McpSession(randomUUID());
+  session.openedOver = 'streamable-http';
   let adopted = false;
   return {
     session,

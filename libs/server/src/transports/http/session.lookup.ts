@@ -9,20 +9,26 @@ export const SESSION_HEADER = 'mcp-session-id';
 export const VERSION_HEADER = 'mcp-protocol-version';
 
 /**
- * The persistent session `id` names for the caller `principal`: live on this instance (no await), or adopted from
- * the session store; undefined for an unknown, throw-away or ended one, or one another principal opened.
+ * The persistent session `id` names for the caller `principal` on the transport `over`: live on this instance (no
+ * await), or adopted from the session store; undefined for an unknown, throw-away or ended one, one another
+ * principal opened, or one opened on another transport (an HTTP+SSE session's id posted to Streamable HTTP, or the
+ * reverse: its answers would go where nobody reads them).
  */
 export function findSession(
   endpoint: McpEndpoint,
   id: string,
   principal: string | undefined,
+  over: 'streamable-http' | 'sse',
 ): McpSession | undefined | Promise<McpSession | undefined> {
   const found = endpoint.sessions.find(id, principal);
-  return found instanceof Promise ? found.then(usable) : usable(found);
+  return found instanceof Promise ? found.then((session) => usable(session, over)) : usable(found, over);
 }
 
-const usable = (session: McpSession | undefined) =>
-  session && session.persistent && !session.closed ? session : undefined;
+function usable(session: McpSession | undefined, over: 'streamable-http' | 'sse'): McpSession | undefined {
+  return session && session.persistent && !session.closed && (session.openedOver ?? 'streamable-http') === over
+    ? session
+    : undefined;
+}
 
 /** The session a `GET` or `DELETE` names in `Mcp-Session-Id`; answers 400 (no header) or 404 (none such) otherwise. */
 export async function requireSession(
@@ -36,7 +42,7 @@ export async function requireSession(
     sendError(res, 400, 'Bad Request: Mcp-Session-Id header is required');
     return undefined;
   }
-  const session = await findSession(endpoint, sessionId, principal);
+  const session = await findSession(endpoint, sessionId, principal, 'streamable-http');
   if (!session) sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound });
   return session;
 }

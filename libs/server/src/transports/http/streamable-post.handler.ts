@@ -87,7 +87,7 @@ export class StreamablePostHandler {
       if (!initialize) return sendError(res, 400, 'Bad Request: Mcp-Session-Id header is required', { id });
       return this.serve(req, res, messages, batch, initializeExchange(this.endpoint, this.streams.eventStore), auth);
     }
-    let session = findSession(this.endpoint, sessionId, auth?.subject);
+    let session = findSession(this.endpoint, sessionId, auth?.subject, 'streamable-http');
     if (session instanceof Promise) session = await session; // not live here: looked up in the session store
     if (!session) return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound, id });
     if (initialize)

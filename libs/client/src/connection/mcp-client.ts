@@ -2,7 +2,6 @@ import {
   ClientCapabilities,
   Era,
   ErrorCode,
-  HeaderParam,
   Implementation,
   JsonRpcId,
   JsonRpcMessage,
@@ -11,21 +10,13 @@ import {
   LATEST_LEGACY_REVISION,
   LATEST_MODERN_REVISION,
   LoggingLevel,
-  META_CLIENT_CAPABILITIES,
-  META_CLIENT_INFO,
-  META_LOG_LEVEL,
-  META_PROTOCOL_VERSION,
   META_SUBSCRIPTION_ID,
   MODERN_REVISIONS,
   ServerCapabilities,
   classifyMessage,
-  encodeHeaderValue,
-  headerDeclarationProblems,
-  headerParamsOf,
   isLegacyRevision,
   isModernRevision,
   sanitizeText,
-  valueAtPath,
 } from '@conduit-mcp/core';
 import { McpClientError } from '../errors/mcp-client.error';
 import { rpcErrorMessage } from '../errors/rpc-error.message';
@@ -37,6 +28,7 @@ import { isSyntheticResponse } from '../transports/synthetic-response';
 import { McpInputContext, McpInputMethod, McpInputResponder } from './input-responder.interface';
 import { McpProgress, PendingCall } from './pending-call';
 import { DEFAULT_MAX_SERVER_REQUESTS, ServerRequestRunner, handlerTimeoutMs } from './server-request.runner';
+import { ModernEnvelope } from './modern-envelope';
 
 /** Options of one call to a server. */
 export interface McpCallOptions {
@@ -89,7 +81,13 @@ export class McpClient {
   private readonly listens = new Map<JsonRpcId, (acknowledged: Record<string, unknown>) => void>();
   private readonly runner: ServerRequestRunner;
   /** `Mcp-Param-*` headers of the tools seen in `tools/list` (modern era). */
-  private readonly toolHeaders = new Map<string, HeaderParam[]>();
+  private readonly envelope = new ModernEnvelope({
+    era: () => this.era,
+    revision: () => this.protocolVersion,
+    capabilities: () => this.responder.capabilities(this.id),
+    clientInfo: () => this.clientInfo(),
+    logLevel: () => this.logLevel,
+  });
   private nextId = 0;
   private logLevel: LoggingLevel | undefined;
   private connecting: Promise<void> | undefined;
@@ -186,12 +184,7 @@ export class McpClient {
   ): Promise<Array<Record<string, unknown>>> {
     const tools = await this.list('tools/list', 'tools', params, options);
     // A tool whose x-mcp-header declarations are invalid cannot be called correctly over HTTP: leave it out.
-    const usable = tools.filter(
-      (tool) => headerDeclarationProblems((tool.inputSchema ?? {}) as Record<string, unknown>).length === 0,
-    );
-    for (const tool of usable)
-      this.toolHeaders.set(String(tool.name), headerParamsOf((tool.inputSchema ?? {}) as Record<string, unknown>));
-    return usable;
+    return tools.filter((tool) => this.envelope.learnTool(tool));
   }
 
   callTool(
@@ -435,7 +428,7 @@ export class McpClient {
     if (!this.transport) return Promise.reject(new McpClientError('transport', 'Not connected'));
     if (options.signal?.aborted) return Promise.reject(new McpClientError('cancelled', `${method} was cancelled`));
     const started = requestsObserved() ? performance.now() : undefined;
-    const withMeta = this.decorate(method, params, id, options);
+    const withMeta = this.envelope.params(params, options.onProgress ? id : undefined);
     // Aborting the send closes the request's stream on HTTP (modern cancellation) and stops any resumption; stdio has
     // no per-request stream, and an AbortController per call was a measurable share of a stdio call.
     const controller = this.transport.origin !== undefined ? new AbortController() : undefined;
@@ -457,7 +450,7 @@ export class McpClient {
     this.transport
       .send({ jsonrpc: '2.0', id, method, params: withMeta } as JsonRpcRequest, {
         signal: controller?.signal,
-        headers: this.headersFor(method, withMeta),
+        headers: this.envelope.headers(method, withMeta),
       })
       .catch((error: Error) =>
         call.reject(
@@ -492,46 +485,6 @@ export class McpClient {
         params: { requestId: call.id, reason },
       }).catch(() => undefined);
     }
-  }
-
-  private decorate(
-    method: string,
-    params: Record<string, unknown>,
-    id: JsonRpcId,
-    options: McpCallOptions,
-  ): Record<string, unknown> {
-    const meta: Record<string, unknown> = { ...(params._meta as Record<string, unknown> | undefined) };
-    if (options.onProgress) meta.progressToken = id;
-    if (this.era === 'modern') {
-      meta[META_PROTOCOL_VERSION] = this.protocolVersion;
-      meta[META_CLIENT_CAPABILITIES] = this.responder.capabilities(this.id);
-      meta[META_CLIENT_INFO] = this.clientInfo();
-      if (this.logLevel) meta[META_LOG_LEVEL] = this.logLevel;
-    }
-    // Object.assign, not `{ ...x, key }`: on Node 20 a spread followed by keys takes V8's slow path (bench/README.md).
-    return Object.keys(meta).length ? Object.assign({}, params, { _meta: meta }) : params;
-  }
-
-  /** Modern-era request headers mirroring the body (Streamable HTTP reads them; other transports ignore them). */
-  private headersFor(method: string, params: Record<string, unknown>): Record<string, string> | undefined {
-    if (this.era !== 'modern') return undefined;
-    const headers: Record<string, string> = { 'Mcp-Method': method };
-    const name =
-      method === 'resources/read'
-        ? params.uri
-        : method === 'tools/call' || method === 'prompts/get'
-          ? params.name
-          : undefined;
-    if (typeof name === 'string') headers['Mcp-Name'] = encodeHeaderValue(name);
-    if (method === 'tools/call' && typeof name === 'string') {
-      const args = (params.arguments ?? {}) as Record<string, unknown>;
-      for (const { header, path } of this.toolHeaders.get(name) ?? []) {
-        const value = valueAtPath(args, path);
-        if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
-          headers[`Mcp-Param-${header}`] = encodeHeaderValue(value);
-      }
-    }
-    return headers;
   }
 
   /** Answers one round's questions, within what is left of the call's total timeout. */

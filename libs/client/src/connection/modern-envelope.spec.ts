@@ -1,0 +1,61 @@
+import { EnvelopeSource, ModernEnvelope } from './modern-envelope';
+
+const source = (era: 'legacy' | 'modern' | undefined): EnvelopeSource => ({
+  era: () => era,
+  revision: () => '2026-07-28',
+  capabilities: () => ({ elicitation: { form: {} } }),
+  clientInfo: () => ({ name: 'c', version: '1' }),
+  logLevel: () => 'warning',
+});
+
+describe('ModernEnvelope', () => {
+  it('modern era: completes _meta with the revision, capabilities, client info, log level and progress token', () => {
+    const envelope = new ModernEnvelope(source('modern'));
+    expect(envelope.params({ name: 't', _meta: { mine: 1 } }, 7)).toEqual({
+      name: 't',
+      _meta: {
+        mine: 1,
+        progressToken: 7,
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+        'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
+        'io.modelcontextprotocol/logLevel': 'warning',
+      },
+    });
+  });
+
+  it('legacy era: only a progress token, and the params themselves when there is none', () => {
+    const envelope = new ModernEnvelope(source('legacy'));
+    const params = { name: 't' };
+    expect(envelope.params(params, undefined)).toBe(params);
+    expect(envelope.params(params, 3)).toEqual({ name: 't', _meta: { progressToken: 3 } });
+    expect(envelope.headers('tools/call', params)).toBeUndefined();
+  });
+
+  it('mirrors the method, the name and the declared x-mcp-header arguments in headers', () => {
+    const envelope = new ModernEnvelope(source('modern'));
+    const tool = {
+      name: 'forecast',
+      inputSchema: { type: 'object', properties: { city: { type: 'string', 'x-mcp-header': 'City' } } },
+    };
+    expect(envelope.learnTool(tool)).toBe(true);
+    expect(envelope.headers('tools/call', { name: 'forecast', arguments: { city: 'Oslo', days: 2 } })).toEqual({
+      'Mcp-Method': 'tools/call',
+      'Mcp-Name': 'forecast',
+      'Mcp-Param-City': 'Oslo',
+    });
+    expect(envelope.headers('resources/read', { uri: 'notes://index' })).toEqual({
+      'Mcp-Method': 'resources/read',
+      'Mcp-Name': 'notes://index',
+    });
+  });
+
+  it('refuses to learn a tool whose x-mcp-header declarations are invalid', () => {
+    const envelope = new ModernEnvelope(source('modern'));
+    const bad = {
+      name: 'bad',
+      inputSchema: { type: 'object', properties: { where: { type: 'object', 'x-mcp-header': 'Where' } } },
+    };
+    expect(envelope.learnTool(bad)).toBe(false);
+  });
+});

@@ -18,7 +18,8 @@ export type {
 export { OnElicitation, OnLog, OnNotification, OnRoots, OnSampling } from './decorators/client-handler.decorators';
 export type { McpHandlerScope } from './decorators/client-handler.decorators';
 export { McpClient } from './connection/mcp-client';
-export type { McpCallOptions, McpClientState, McpListenHandle } from './connection/mcp-client';
+export type { McpClientState, McpListenHandle } from './connection/mcp-client';
+export type { McpCallOptions } from './connection/mcp-call-options';
 export { PendingCall } from './connection/pending-call';
 export type { McpProgress } from './connection/pending-call';
 export { McpInputRefusal } from './connection/input-responder.interface';

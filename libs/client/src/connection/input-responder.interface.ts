@@ -3,6 +3,13 @@ import { ClientCapabilities, Era, JsonRpcId } from '@conduit-mcp/core';
 /** The questions a server may ask a client. */
 export type McpInputMethod = 'sampling/createMessage' | 'elicitation/create' | 'roots/list';
 
+/** The client capability each kind of question needs (a server asks only what the client declared). */
+export const INPUT_CAPABILITY: Readonly<Record<McpInputMethod, keyof ClientCapabilities>> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
 /** What a handler of the client learns about a question or notification (the reference's callback context). */
 export interface McpInputContext {
   /** The client's name. */

@@ -1,5 +1,4 @@
 import {
-  ClientCapabilities,
   Era,
   ErrorCode,
   Implementation,
@@ -25,22 +24,12 @@ import { McpClientModuleOptions, McpServerConfig } from '../interfaces/mcp-clien
 import { ClientTransport } from '../transports/client-transport.interface';
 import { SessionExpiredError } from '../transports/client-transport.errors';
 import { isSyntheticResponse } from '../transports/synthetic-response';
-import { McpInputContext, McpInputMethod, McpInputResponder } from './input-responder.interface';
-import { McpProgress, PendingCall } from './pending-call';
+import { INPUT_CAPABILITY, McpInputContext, McpInputMethod, McpInputResponder } from './input-responder.interface';
+import { PendingCall } from './pending-call';
 import { DEFAULT_MAX_SERVER_REQUESTS, ServerRequestRunner, handlerTimeoutMs } from './server-request.runner';
 import { ModernEnvelope } from './modern-envelope';
-
-/** Options of one call to a server. */
-export interface McpCallOptions {
-  /** Deadline of the call in ms (default: the module's `requestTimeoutMs`, 60 s). */
-  timeout?: number;
-  /** Upper bound in ms even while the deadline is paused by the server's questions. */
-  maxTotalTimeout?: number;
-  signal?: AbortSignal;
-  onProgress?: (progress: McpProgress) => void;
-  /** Handed to the handlers of questions the server asks for this call. */
-  assigns?: Record<string, unknown>;
-}
+import { DEFAULT_INPUT_ROUNDS, InputRounds, MRTR_METHODS } from './input-rounds';
+import { McpCallOptions } from './mcp-call-options';
 
 /** What `subscriptions/listen` (modern) returns once the server acknowledged it. */
 export interface McpListenHandle {
@@ -53,15 +42,8 @@ export interface McpListenHandle {
 
 export type McpClientState = 'idle' | 'connecting' | 'connected' | 'closed';
 
-const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
-const INPUT_CAPABILITY: Record<McpInputMethod, keyof ClientCapabilities> = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
-};
 const DEFAULT_TIMEOUT_MS = 60_000;
 const PROBE_TIMEOUT_MS = 10_000;
-const DEFAULT_INPUT_ROUNDS = 10;
 
 /**
  * A connection to one MCP server, in whichever era it speaks: requests with deadlines, cancellation and progress;
@@ -88,6 +70,7 @@ export class McpClient {
     clientInfo: () => this.clientInfo(),
     logLevel: () => this.logLevel,
   });
+  private readonly rounds: InputRounds;
   private nextId = 0;
   private logLevel: LoggingLevel | undefined;
   private connecting: Promise<void> | undefined;
@@ -102,6 +85,18 @@ export class McpClient {
       options.maxServerRequests ?? DEFAULT_MAX_SERVER_REQUESTS,
       (method) => handlerTimeoutMs(method, options),
       (response) => void this.write(response).catch(() => undefined),
+    );
+    this.rounds = new InputRounds(
+      {
+        send: (method, params, callOptions) => this.send(method, params, callOptions),
+        capabilities: () => this.responder.capabilities(this.id),
+        answer: (method, params, assigns, signal) =>
+          reportInput(this.eventScope(method), signal, () =>
+            this.responder.answer(method, params, this.context('modern', undefined, assigns, signal)),
+          ),
+      },
+      options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+      options.maxInputRounds ?? DEFAULT_INPUT_ROUNDS,
     );
   }
 
@@ -138,31 +133,7 @@ export class McpClient {
   ): Promise<Record<string, unknown>> {
     await this.connect();
     if (this.era !== 'modern' || !MRTR_METHODS.has(method)) return this.send(method, params, options);
-    const started = Date.now();
-    const timeout = options.timeout ?? this.options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const totalLeft = () =>
-      options.maxTotalTimeout === undefined ? undefined : options.maxTotalTimeout - (Date.now() - started);
-    const expired = () =>
-      new McpClientError('timeout', `${method} exceeded its total timeout of ${options.maxTotalTimeout} ms`);
-    let wire = 0;
-    let extra: Record<string, unknown> = {};
-    const maxRounds = this.options.maxInputRounds ?? DEFAULT_INPUT_ROUNDS;
-    for (let round = 0; ; round++) {
-      const left = totalLeft();
-      if (timeout - wire <= 0) throw new McpClientError('timeout', `${method} timed out after its deadline`);
-      if (left !== undefined && left <= 0) throw expired();
-      const sentAt = Date.now();
-      const result = await this.send(
-        method,
-        { ...params, ...extra },
-        { ...options, timeout: timeout - wire, maxTotalTimeout: left },
-      );
-      wire += Date.now() - sentAt;
-      if (result.resultType !== 'input_required') return result;
-      if (round >= maxRounds)
-        throw new McpClientError('protocol', `${method} still needed input after ${maxRounds} rounds`);
-      extra = await this.fulfil(result, options, totalLeft(), expired);
-    }
+    return this.rounds.run(method, params, options);
   }
 
   // The client API -----------------------------------------------------------------------------------------------
@@ -485,70 +456,6 @@ export class McpClient {
         params: { requestId: call.id, reason },
       }).catch(() => undefined);
     }
-  }
-
-  /** Answers one round's questions, within what is left of the call's total timeout. */
-  private async fulfil(
-    result: Record<string, unknown>,
-    options: McpCallOptions,
-    totalLeftMs: number | undefined,
-    expired: () => McpClientError,
-  ): Promise<Record<string, unknown>> {
-    if (totalLeftMs === undefined) return this.answerRound(result, options, options.signal);
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(expired()), Math.max(0, totalLeftMs));
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
-    const timedOut = new Promise<never>((_, reject) =>
-      deadline.signal.addEventListener('abort', () => reject(deadline.signal.reason), { once: true }),
-    );
-    try {
-      return await Promise.race([this.answerRound(result, options, signal), timedOut]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  private async answerRound(
-    result: Record<string, unknown>,
-    options: McpCallOptions,
-    signal: AbortSignal | undefined,
-  ): Promise<Record<string, unknown>> {
-    const requests = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
-    const capabilities = this.responder.capabilities(this.id);
-    const answers: Record<string, unknown> = {};
-    const entries = Object.entries(requests);
-    // Every request of the round is checked before any handler runs: a round the client cannot finish asks no one.
-    for (const [, request] of entries) {
-      const method = request?.method as McpInputMethod;
-      if (!(method in INPUT_CAPABILITY))
-        throw new McpClientError('protocol', `The server asked for unknown input ${sanitizeText(String(method), 64)}`);
-      if (!capabilities[INPUT_CAPABILITY[method]])
-        throw new McpClientError('protocol', `The server asked for ${method}, which this client did not declare`);
-    }
-    for (const [key, request] of entries) {
-      const method = request.method as McpInputMethod;
-      try {
-        answers[key] = await reportInput(this.eventScope(method), signal, () =>
-          this.responder.answer(
-            method,
-            (request.params ?? {}) as Record<string, unknown>,
-            this.context('modern', undefined, options.assigns, signal),
-          ),
-        );
-      } catch (error) {
-        throw new McpClientError(
-          'input_handler',
-          `The ${method} handler refused "${sanitizeText(key, 64)}": ${(error as Error).message}`,
-          (error as { code?: number }).code,
-          undefined,
-          { cause: error },
-        );
-      }
-    }
-    return {
-      inputResponses: answers,
-      ...(result.requestState !== undefined ? { requestState: result.requestState } : {}),
-    };
   }
 
   private context(

@@ -109,4 +109,4 @@ export type { HeaderParam } from './protocol/param-headers';
 export { isConstant, markConstant, serializeMessage } from './jsonrpc/jsonrpc.serializer';
 export { healthIndicatorResult } from './health/health-indicator.result';
 export type { HealthStatus } from './health/health-indicator.result';
-export { decideEra, namesModernRevision } from './protocol/era.decision';
+export { MRTR_METHODS, decideEra, namesModernRevision } from './protocol/era.decision';

@@ -3,8 +3,6 @@ import { McpClientError } from '../errors/mcp-client.error';
 import { INPUT_CAPABILITY, McpInputMethod } from './input-responder.interface';
 import { McpCallOptions } from './mcp-call-options';
 
-/** The methods whose modern-era result may be `input_required` (multi round-trip requests). */
-export const MRTR_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 /** Most input rounds of one call, unless `maxInputRounds` says otherwise. */
 export const DEFAULT_INPUT_ROUNDS = 10;
 

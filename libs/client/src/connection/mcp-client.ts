@@ -11,6 +11,7 @@ import {
   LoggingLevel,
   META_SUBSCRIPTION_ID,
   MODERN_REVISIONS,
+  MRTR_METHODS,
   ServerCapabilities,
   classifyMessage,
   isLegacyRevision,
@@ -28,7 +29,7 @@ import { INPUT_CAPABILITY, McpInputContext, McpInputMethod, McpInputResponder } 
 import { PendingCall } from './pending-call';
 import { DEFAULT_MAX_SERVER_REQUESTS, ServerRequestRunner, handlerTimeoutMs } from './server-request.runner';
 import { ModernEnvelope } from './modern-envelope';
-import { DEFAULT_INPUT_ROUNDS, InputRounds, MRTR_METHODS } from './input-rounds';
+import { DEFAULT_INPUT_ROUNDS, InputRounds } from './input-rounds';
 import { McpCallOptions } from './mcp-call-options';
 
 /** What `subscriptions/listen` (modern) returns once the server acknowledged it. */

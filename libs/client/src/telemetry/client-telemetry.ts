@@ -38,12 +38,19 @@ export function reportRequest<T>(settled: Promise<T>, scope: ClientEventScope, s
  * Answers a question through `answer`, reporting it on `conduit-mcp:client:input` when someone listens: `ok`,
  * `refused` (an `McpInputRefusal`, with its code), `cancelled` (its signal aborted), else `error`.
  */
-export async function reportInput<T>(
+export function reportInput<T>(
   scope: ClientEventScope,
   signal: AbortSignal | undefined,
   answer: () => Promise<T>,
 ): Promise<T> {
-  if (!inputs.hasSubscribers) return answer();
+  return inputs.hasSubscribers ? observedInput(scope, signal, answer) : answer();
+}
+
+async function observedInput<T>(
+  scope: ClientEventScope,
+  signal: AbortSignal | undefined,
+  answer: () => Promise<T>,
+): Promise<T> {
   const started = performance.now();
   const publish = (status: McpClientInputEvent['status'], errorCode?: number) => {
     const event: McpClientInputEvent = { ...scope, status, durationMs: performance.now() - started };

@@ -25,8 +25,7 @@ export function describeNetworkFailure(error: unknown, url: URL): unknown {
   if (!cause) return error;
   const code = typeof cause.code === 'string' ? cause.code : undefined;
   const where = `${url.origin}${url.pathname}`;
-  const reason =
-    code && REASONS[code] ? `${REASONS[code]}` : isTls(code) ? `TLS failure: ${cause.message}` : cause.message;
+  const reason = code && REASONS[code] ? REASONS[code] : isTls(code) ? `TLS failure: ${cause.message}` : cause.message;
   return new ServerUnreachableError(
     where,
     code,

@@ -139,7 +139,7 @@ export class StdioClientTransport implements ClientTransport {
   /** Writes one JSON line; when the pipe is full, resolves once it drained. */
   async send(message: JsonRpcMessage): Promise<void> {
     const child = this.child;
-    if (this.exitedOnItsOwn) throw this.closeReason;
+    if (this.exitedOnItsOwn) throw this.exitedOnItsOwn;
     if (!child || this.closing || this.exit) throw new Error('Transport is not open');
     await write(child.stdin, serializeLine(message));
   }

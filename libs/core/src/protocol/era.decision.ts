@@ -18,3 +18,9 @@ export function namesModernRevision(params: Record<string, unknown> | undefined)
   const meta = params?._meta;
   return typeof meta === 'object' && meta !== null && META_PROTOCOL_VERSION in meta;
 }
+
+/**
+ * The methods whose modern-era result may be `input_required` (multi round-trip requests, MRTR): the client answers
+ * the questions and sends the request again with `inputResponses`.
+ */
+export const MRTR_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);

@@ -6,6 +6,7 @@ import {
   McpError,
   META_SERVER_INFO,
   MODERN_REVISIONS,
+  MRTR_METHODS,
   SchemaValidator,
   invalidParams,
   isConstant,
@@ -26,8 +27,6 @@ import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { EraEngine, EraPlan } from '../../dispatch/era-engine.interface';
 import { metaOf } from '../request-meta';
 
-/** Methods that may answer `input_required` (multi round-trip requests). */
-const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 const DEFAULT_STATE_TTL_MS = 10 * 60_000;
 
 /**

@@ -153,15 +153,17 @@ async function main() {
   buildServers();
   const pick = (s) => !only.length || only.includes(s.id);
   const candidates = [...servers];
-  if (baselineRef) {
+  const baseline = baselineRef ? prepareBaseline(baselineRef, log) : undefined;
+  if (baseline) {
     // Each baseline row right after its counterpart, so the two are measured next to each other.
-    for (const row of baselineServers(prepareBaseline(baselineRef, log))) {
+    for (const row of baselineServers(baseline)) {
       const counterpart = candidates.findIndex((s) => s.id === row.id.replace('baseline-', 'conduit-'));
       candidates.splice(counterpart + 1, 0, row);
     }
   }
   const present = candidates
-    .filter((s) => pick(s) || s.group === 'baseline')
+    // A baseline row runs with its counterpart (`--only=client --baseline=…` measures no server row).
+    .filter((s) => pick(s) || (s.group === 'baseline' && pick({ id: s.id.replace('baseline-', 'conduit-') })))
     .filter((spec) => {
       if (!spec.requires || available(spec.requires)) return true;
       result.skipped.push({ id: spec.id, reason: `${spec.requires} is not installed` });
@@ -179,7 +181,7 @@ async function main() {
     const section = require(`./sections/${id}`);
     log(`${id}: ${section.title}`);
     try {
-      const r = await section.run({ quick, log });
+      const r = await section.run({ quick, log, baseline });
       result.sections.push({ id, title: section.title, markdown: r.markdown, json: r.json, targets: r.targets });
       result.targets.push(...r.targets);
     } catch (error) {

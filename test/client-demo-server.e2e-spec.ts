@@ -176,7 +176,7 @@ describe.each<[Kind, Era]>([
     expect(logs.map((log) => log.params)).toEqual(
       [1, 2, 3].map((step) => expect.objectContaining({ level: 'debug', data: { step } })),
     );
-    expect(logs[0].ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era });
+    expect(logs[0].ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era, method: 'notifications/message' });
     await app.client.setLogLevel('warning');
     await app.client.callTool('weather_report', { steps: 1 });
     await app.client.ping();
@@ -250,7 +250,12 @@ describe.each<[Kind, Era]>([
         () => app.handlers.notificationsOf('notifications/resources/updated')[0],
       );
       expect(update.params).toMatchObject({ uri });
-      expect(update.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era });
+      expect(update.ctx).toEqual({
+        client: 'e2e-client',
+        serverId: SERVER_ID,
+        era,
+        method: 'notifications/resources/updated',
+      });
     } finally {
       if (era === 'legacy') await app.client.unsubscribe(uri);
       closeListen?.();

@@ -170,7 +170,12 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
     if (kind === 'streamableHttp') return;
     expect(changed.length).toBeGreaterThan(0);
     for (const notification of changed)
-      expect(notification.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era: 'legacy' });
+      expect(notification.ctx).toEqual({
+        client: 'e2e-client',
+        serverId: SERVER_ID,
+        era: 'legacy',
+        method: 'notifications/tools/list_changed',
+      });
   });
 
   it('echo, get-sum', async () => {
@@ -534,7 +539,12 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
       );
       expect(entry.level).toMatch(/^(debug|info|notice|warning|error|critical|alert|emergency)$/);
       expect(entry.params).toEqual({ level: entry.level, data: expect.stringMatching(/message/i) });
-      expect(entry.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era: 'legacy' });
+      expect(entry.ctx).toEqual({
+        client: 'e2e-client',
+        serverId: SERVER_ID,
+        era: 'legacy',
+        method: 'notifications/message',
+      });
     } finally {
       expect(textOf(await app.client.callTool('toggle-simulated-logging', {}))).toMatch(/^Stopped simulated logging/);
     }
@@ -557,7 +567,12 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
       const notification = await eventually('the entry as a notification', () =>
         app.handlers.notificationsOf('notifications/message').find((n) => n.params.data === entry.params.data),
       );
-      expect(notification.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era: 'legacy' });
+      expect(notification.ctx).toEqual({
+        client: 'e2e-client',
+        serverId: SERVER_ID,
+        era: 'legacy',
+        method: 'notifications/message',
+      });
     } finally {
       await app.client.unsubscribe(uri);
     }
@@ -574,7 +589,12 @@ describe.each<[Kind]>([['stdio'], ['streamableHttp'], ['sse']])('server-everythi
         () => app.handlers.notificationsOf('notifications/resources/updated')[0],
       );
       expect(update.params).toEqual({ uri });
-      expect(update.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era: 'legacy' });
+      expect(update.ctx).toEqual({
+        client: 'e2e-client',
+        serverId: SERVER_ID,
+        era: 'legacy',
+        method: 'notifications/resources/updated',
+      });
     } finally {
       await app.client.callTool('toggle-subscriber-updates', {});
       await app.client.unsubscribe(uri);

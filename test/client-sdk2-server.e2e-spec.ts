@@ -177,7 +177,12 @@ describe.each<['modern' | 'auto']>([['modern'], ['auto']])('2.x createMcpHandler
         () => app.handlers.notificationsOf('notifications/resources/updated')[0],
       );
       expect(updated.params).toMatchObject({ uri: 'note://plain' });
-      expect(updated.ctx).toEqual({ client: 'e2e-client', serverId: SERVER_ID, era: 'modern' });
+      expect(updated.ctx).toEqual({
+        client: 'e2e-client',
+        serverId: SERVER_ID,
+        era: 'modern',
+        method: 'notifications/resources/updated',
+      });
       expect(app.handlers.notificationsOf('notifications/tools/list_changed')).toHaveLength(1);
     } finally {
       listen.close();

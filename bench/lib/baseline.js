@@ -8,7 +8,7 @@ const path = require('node:path');
 
 const root = path.resolve(__dirname, '..', '..');
 
-/** Prepares the worktree of `ref`; returns the directory holding its `boot.js`, and its short sha. */
+/** Prepares the worktree of `ref`; returns the directory holding its `boot.js`, its compiled `.build`, its short sha. */
 function prepareBaseline(ref, log) {
   const sha = execFileSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], { cwd: root, encoding: 'utf8' }).trim();
   const dir = path.join(root, 'bench', '.baseline', sha.slice(0, 12));
@@ -25,7 +25,11 @@ function prepareBaseline(ref, log) {
     encoding: 'utf8',
   });
   if (built.status !== 0) throw new Error(`baseline tsc failed:\n${built.stdout}${built.stderr}`);
-  return { servers: path.join(dir, 'bench', 'servers'), sha: sha.slice(0, 12) };
+  return {
+    servers: path.join(dir, 'bench', 'servers'),
+    build: path.join(dir, 'bench', '.build'),
+    sha: sha.slice(0, 12),
+  };
 }
 
 /** The baseline rows: the `conduit.ts` server of the commit, modern and legacy. */

@@ -2,7 +2,7 @@
 // One driver process: node bench/lib/drive.js '<json spec>' opens one client against one server, probes it, warms it
 // up, runs each in-flight count twice and prints `RESULT <json>` on stdout. A process of its own per client, so no
 // client's heap or JIT state leaks into another's figures, and `--cpu-prof` profiles exactly one client.
-// spec: { client: 'raw'|'conduit'|'sdk', target: { type: 'stdio', server } | { type: 'http', url }, warmup, duration, inflight: [1, 32], runs? (2) }
+// spec: { client: 'raw'|'conduit'|'sdk'|'baseline', baselineBuild? (the baseline's bench/.build), target: { type: 'stdio', server } | { type: 'http', url }, warmup, duration, inflight: [1, 32], runs? (2) }
 const { openClient } = require('./clients');
 const { closedLoop } = require('./calls');
 
@@ -11,7 +11,7 @@ const spec = JSON.parse(process.argv[2]);
 const log = (...a) => console.error(`[drive ${spec.client}]`, ...a);
 
 async function main() {
-  const client = await openClient(spec.client, spec.target);
+  const client = await openClient(spec.client, spec.target, spec.baselineBuild);
   const stop = () => void client.close().finally(() => process.exit(130));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

@@ -16,28 +16,39 @@ const CLIENTS = [
 ];
 const TARGET = "this project's client ≥ 2 × the SDK client's calls/s (32 in flight, over stdio and over HTTP alike)";
 
-/** Runs both clients against `target`; returns { conduit: rows|{error}, sdk: … }. */
-async function bothClients(target, spec, log) {
-  const specs = CLIENTS.map((c) => ({ ...spec, client: c.id, target }));
+const BASELINE_TARGET = (sha) =>
+  `this project's client within 5 % of its baseline ${sha} (calls/s, 32 in flight, over stdio and over HTTP alike)`;
+
+/** Runs every client against `target`; returns { conduit: rows|{error}, sdk: … }. */
+async function allClients(clients, target, spec, log) {
+  const specs = clients.map((c) => ({ ...spec, client: c.id, target }));
   const results = await driveInterleaved(specs, { log, label: (s) => `client ${s.client} over ${target.type}` });
-  return Object.fromEntries(CLIENTS.map((c, n) => [c.id, results[n]]));
+  return Object.fromEntries(clients.map((c, n) => [c.id, results[n]]));
 }
 
 module.exports = {
   id: 'client',
   title: 'client throughput',
-  async run({ quick, log = () => {} }) {
+  async run({ quick, log = () => {}, baseline }) {
     const { warmup, duration } = timings(quick);
-    const spec = { warmup, duration, inflight: INFLIGHT };
+    const spec = { warmup, duration, inflight: INFLIGHT, baselineBuild: baseline?.build };
+    // With --baseline, the client of that commit runs right after this one, in the same interleaving.
+    const clients = baseline
+      ? [
+          ...CLIENTS.slice(0, 2),
+          { id: 'baseline', label: `conduit McpClient at ${baseline.sha} (baseline)` },
+          CLIENTS[2],
+        ]
+      : CLIENTS;
     buildServers();
-    const results = { stdio: await bothClients({ type: 'stdio', server: 'raw-stdio.js' }, spec, log) };
+    const results = { stdio: await allClients(clients, { type: 'stdio', server: 'raw-stdio.js' }, spec, log) };
     let http;
     try {
       http = await startServer('raw-http.js');
-      results.http = await bothClients({ type: 'http', url: `http://127.0.0.1:${http.port}/mcp` }, spec, log);
+      results.http = await allClients(clients, { type: 'http', url: `http://127.0.0.1:${http.port}/mcp` }, spec, log);
     } catch (error) {
       log(`client over http: failed: ${error.message}`);
-      results.http = { conduit: { error: error.message }, sdk: { error: error.message } };
+      results.http = Object.fromEntries(clients.map((c) => [c.id, { error: error.message }]));
     } finally {
       if (http) await stopServer(http.child);
     }
@@ -46,15 +57,20 @@ module.exports = {
       (results[transport][client].rows || []).find((r) => r.inflight === inflight)?.runs;
     const rows = [];
     const ratioAt32 = {};
+    const baselineAt32 = {};
     for (const transport of ['stdio', 'http']) {
       const server = transport === 'stdio' ? 'raw stdio echo' : 'raw HTTP server';
       for (const inflight of INFLIGHT) {
         const sdk = meanCps(runsOf(transport, 'sdk', inflight));
-        for (const c of CLIENTS) {
+        const before = meanCps(runsOf(transport, 'baseline', inflight));
+        for (const c of clients) {
           const runs = runsOf(transport, c.id, inflight);
           const m = meanCps(runs);
           const ratio = m != null && sdk ? m / sdk : null;
-          if (c.id === 'conduit' && inflight === 32) ratioAt32[transport] = ratio;
+          if (c.id === 'conduit' && inflight === 32) {
+            ratioAt32[transport] = ratio;
+            if (baseline) baselineAt32[transport] = m != null && before ? m / before : null;
+          }
           const note = results[transport][c.id].error?.split('\n')[0].slice(0, 120);
           rows.push({
             transport,
@@ -73,6 +89,11 @@ module.exports = {
     // The lower of the two ratios: the client must lead on either transport, not on average.
     const lower = both.every((r) => r != null) ? Math.min(both[0], both[1]) : null;
     const targets = [target(TARGET, lower, 2)];
+    const sinceBaseline = ['stdio', 'http'].map((t) => baselineAt32[t]);
+    if (baseline) {
+      const worse = sinceBaseline.every((r) => r != null) ? Math.min(...sinceBaseline) : null;
+      targets.push(target(BASELINE_TARGET(baseline.sha), worse, 0.95));
+    }
     const markdown = [
       `## ${this.title}`,
       '',
@@ -87,14 +108,17 @@ module.exports = {
       table(rows, '× SDK client'),
       '',
       `32 in flight, conduit over SDK: stdio ${both[0] == null ? '—' : both[0].toFixed(2)}, HTTP ${both[1] == null ? '—' : both[1].toFixed(2)}. ` +
-        'The target takes the lower of the two.',
+        'The target takes the lower of the two.' +
+        (baseline
+          ? ` Over its baseline ${baseline.sha}: stdio ${sinceBaseline[0]?.toFixed(3) ?? '—'}, HTTP ${sinceBaseline[1]?.toFixed(3) ?? '—'}.`
+          : ''),
       '',
       ...targets.map(targetLine),
       '',
     ].join('\n');
     return {
       markdown,
-      json: { warmupS: warmup, durationS: duration, inflight: INFLIGHT, rows, ratioAt32, results },
+      json: { warmupS: warmup, durationS: duration, inflight: INFLIGHT, rows, ratioAt32, baselineAt32, results },
       targets,
     };
   },

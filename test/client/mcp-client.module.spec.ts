@@ -10,6 +10,7 @@ import {
   McpClients,
   McpInputContext,
   OnElicitation,
+  McpClientNotificationContext,
   OnLog,
   OnNotification,
   OnSampling,
@@ -44,13 +45,13 @@ class Handlers {
   }
 
   @OnNotification()
-  notification(method: string) {
-    this.notifications.push(method);
+  notification(_params: Record<string, unknown>, ctx: McpClientNotificationContext) {
+    this.notifications.push(ctx.method);
   }
 
   @OnLog()
-  log(level: string, params: { data: unknown }) {
-    this.logs.push([level, params.data]);
+  log(entry: { level: string; data: unknown }) {
+    this.logs.push([entry.level, entry.data]);
   }
 }
 

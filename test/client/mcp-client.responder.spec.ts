@@ -3,7 +3,7 @@ import { Test, TestingModule } from '@nestjs/testing';
 import {
   McpClientModule,
   McpClientModuleOptions,
-  McpInputContext,
+  McpInputSituation,
   McpInputRefusal,
   OnSampling,
 } from '../../libs/client/src/index';
@@ -20,7 +20,7 @@ class Sampler {
   }
 }
 
-const ctx = (serverId = 'srv'): McpInputContext => ({
+const ctx = (serverId = 'srv'): McpInputSituation => ({
   client: 'responder-test',
   serverId,
   era: 'modern',

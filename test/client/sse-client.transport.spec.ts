@@ -59,7 +59,7 @@ describe('SseClientTransport (2024-11-05 HTTP+SSE)', () => {
         protocolVersion: '2024-11-05',
         serverInfo: { name: 't' },
       });
-      transport.protocolVersion = '2024-11-05';
+      transport.useRevision('2024-11-05');
       await transport.send(initializedNotification);
       await transport.send({
         jsonrpc: '2.0',
@@ -94,7 +94,7 @@ describe('SseClientTransport (2024-11-05 HTTP+SSE)', () => {
     const recorder = new Recorder(transport);
     await transport.start();
     expect(transport.messageEndpoint).toBe(`http://127.0.0.1:${server.port}/messages?session=1`);
-    transport.protocolVersion = '2024-11-05';
+    transport.useRevision('2024-11-05');
     await transport.send({ jsonrpc: '2.0', id: 'a', method: 'ping' });
     expect(await recorder.response('a')).toEqual(ok('a', { echoed: 'ping' }));
     const [get, post] = server.requests;

@@ -65,7 +65,7 @@ describe('StreamableHttpClientTransport', () => {
       await transport.start();
       await transport.send(initializeRequest(0));
       const init = await recorder.response(0);
-      transport.protocolVersion = init.result.protocolVersion;
+      transport.useRevision(init.result.protocolVersion);
       await transport.send(initializedNotification);
       return { transport, recorder };
     }
@@ -101,7 +101,7 @@ describe('StreamableHttpClientTransport', () => {
       const transport = client(server.url, { fetch: spy });
       const recorder = new Recorder(transport);
       await transport.send(initializeRequest(0));
-      transport.protocolVersion = (await recorder.response(0)).result.protocolVersion;
+      transport.useRevision((await recorder.response(0)).result.protocolVersion);
       await transport.send(initializedNotification);
       await transport.send(request(1, 'tools/call', { name: 'poll', arguments: {}, _meta: { progressToken: 'p' } }));
       expect((await recorder.response(1)).result.content).toEqual([{ type: 'text', text: 'Polled' }]);
@@ -203,7 +203,7 @@ describe('StreamableHttpClientTransport', () => {
       await transport.send(initializeRequest(0));
       await recorder.response(0);
       expect(transport.sessionId).toBe('sess-1');
-      transport.protocolVersion = '2025-11-25';
+      transport.useRevision('2025-11-25');
       await transport.send(initializedNotification);
       await transport.send(request(1), { headers: { 'Mcp-Method': 'tools/list' } });
       await recorder.response(1);

@@ -1,5 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { McpInputContext, OnElicitation, OnLog, OnNotification, OnRoots, OnSampling } from '@conduit-mcp/client';
+import {
+  McpClientNotificationContext,
+  McpInputContext,
+  OnElicitation,
+  OnLog,
+  OnNotification,
+  OnRoots,
+  OnSampling,
+} from '@conduit-mcp/client';
 
 /** A handler context as recorded: everything but the abort signal. */
 export type RecordedContext = Omit<McpInputContext, 'signal'> & { aborted?: boolean };
@@ -54,19 +62,19 @@ export class RecordingHandlers {
   }
 
   @OnRoots()
-  listRoots(ctx: McpInputContext) {
+  listRoots(_params: Record<string, never>, ctx: McpInputContext) {
     this.rootsAsked.push(record(ctx));
     return { roots: this.roots };
   }
 
   @OnNotification()
-  notified(method: string, params: Record<string, unknown>, ctx: Record<string, unknown>) {
-    this.notifications.push({ method, params, ctx: { ...ctx } });
+  notified(params: Record<string, unknown>, ctx: McpClientNotificationContext) {
+    this.notifications.push({ method: ctx.method, params, ctx: { ...ctx } });
   }
 
   @OnLog()
-  logged(level: string, params: Record<string, unknown>, ctx: Record<string, unknown>) {
-    this.logs.push({ level, params, ctx: { ...ctx } });
+  logged(params: Record<string, unknown>, ctx: McpClientNotificationContext) {
+    this.logs.push({ level: params.level as string, params, ctx: { ...ctx } });
   }
 
   /** Notifications of one method (`@OnNotification()` also sees log entries). */

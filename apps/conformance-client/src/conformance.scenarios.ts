@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Tool } from '@conduit-mcp/core';
 import { InjectMcpClient, McpClient } from '@conduit-mcp/client';
 import { requiredArguments } from './scenario-arguments';
 
@@ -55,7 +56,7 @@ export class ConformanceScenarios {
     await scenario(context);
   }
 
-  private async listTools(): Promise<Array<Record<string, unknown>>> {
+  private async listTools(): Promise<Tool[]> {
     const tools = await this.client.listTools();
     this.logger.log(`tools: ${tools.map((tool) => tool.name).join(', ') || '(none)'}`);
     return tools;

@@ -7,9 +7,9 @@ export class ServerLogHandler {
   private readonly logger = new Logger('Server');
 
   @OnLog()
-  log(level: string, params: { logger?: string; data?: unknown }): void {
+  log(entry: { level: string; logger?: string; data?: unknown }): void {
     this.logger.log(
-      `${level}${params.logger ? ` ${params.logger}` : ''}: ${typeof params.data === 'string' ? params.data : JSON.stringify(params.data)}`,
+      `${entry.level}${entry.logger ? ` ${entry.logger}` : ''}: ${typeof entry.data === 'string' ? entry.data : JSON.stringify(entry.data)}`,
     );
   }
 }

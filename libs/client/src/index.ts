@@ -15,15 +15,42 @@ export type {
   McpServerConfig,
   McpServerTransportConfig,
 } from './interfaces/mcp-client-options.interface';
-export { OnElicitation, OnLog, OnNotification, OnRoots, OnSampling } from './decorators/client-handler.decorators';
-export type { McpHandlerScope } from './decorators/client-handler.decorators';
+export { OnElicitation, OnLog, OnNotification, OnRoots, OnSampling } from './handlers/client-handler.decorators';
+export type { McpHandlerScope } from './handlers/client-handler.decorators';
 export { McpClient } from './connection/mcp-client';
-export type { McpClientState, McpListenHandle } from './connection/mcp-client';
+export type { McpClientState, McpListParams, McpListenHandle } from './connection/mcp-client.types';
 export type { McpCallOptions } from './connection/mcp-call-options';
 export { PendingCall } from './connection/pending-call';
 export type { McpProgress } from './connection/pending-call';
 export { McpInputRefusal } from './connection/input-responder.interface';
-export type { McpInputContext, McpInputMethod, McpInputResponder } from './connection/input-responder.interface';
+export type {
+  McpClientNotificationContext,
+  McpInputContext,
+  McpInputMethod,
+  McpInputResponder,
+  McpInputSituation,
+  McpServerMessageContext,
+} from './connection/input-responder.interface';
+export { McpClientExecutionContext } from './handlers/mcp-client-execution-context';
+export { InputBudgetGuard } from './safety/input-budget.guard';
+export {
+  DEFAULT_INPUT_RATE_LIMIT,
+  McpInputBudgetStorage,
+  MemoryInputBudgetStorage,
+} from './safety/input-budget.storage';
+export { SamplingRequestGuard } from './safety/sampling-request.guard';
+export { SamplingParamsPipe } from './safety/sampling-params.pipe';
+export { SamplingResultInterceptor } from './safety/sampling-result.interceptor';
+export { ElicitationRequestGuard } from './safety/elicitation-request.guard';
+export { ElicitationContextInterceptor } from './safety/elicitation-context.interceptor';
+export { ElicitationAnswerInterceptor } from './safety/elicitation-answer.interceptor';
+export { LocalRootsInterceptor } from './safety/local-roots.interceptor';
+export { BUILT_IN_CHECKS } from './safety/client-checks';
+export type { McpClientCheckChoice, McpClientCheckName } from './safety/client-check.types';
+export { DEFAULT_SAMPLING_OPTIONS } from './safety/sampling.check';
+export type { SamplingOptions } from './safety/sampling.check';
+export type { ElicitationMode } from './safety/elicitation.check';
+export type { CheckError } from './safety/checked';
 export { McpClientError } from './errors/mcp-client.error';
 export type { McpClientErrorKind } from './errors/mcp-client.error';
 export { McpClientHealthIndicator } from './health/mcp-client.health';

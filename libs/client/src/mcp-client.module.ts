@@ -1,11 +1,20 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { ClientHandlerExplorer } from './discovery/client-handler.explorer';
+import { ClientHandlerExplorer } from './handlers/client-handler.explorer';
 import { McpClientHealthIndicator } from './health/mcp-client.health';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE } from './mcp-client.module-definition';
 import { getMcpClientToken } from './mcp-client.token';
 import { McpClients } from './mcp-clients';
 import { McpClientResponder } from './responder/mcp-client.responder';
+import { BUILT_IN_CHECKS } from './safety/client-checks';
+import { ClientChecksResolver } from './safety/client-checks.resolver';
+import { McpInputBudgetStorage, MemoryInputBudgetStorage } from './safety/input-budget.storage';
+
+const CHECK_PROVIDERS: Provider[] = [
+  ...Object.values(BUILT_IN_CHECKS),
+  { provide: McpInputBudgetStorage, useFactory: () => new MemoryInputBudgetStorage() },
+  ClientChecksResolver,
+];
 
 /**
  * Connects a Nest app to MCP servers: `McpClientModule.forRoot({ name, servers: [{ id, transport }] })`. Inject a
@@ -14,7 +23,7 @@ import { McpClientResponder } from './responder/mcp-client.responder';
  */
 @Module({
   imports: [DiscoveryModule],
-  providers: [McpClients, McpClientResponder, ClientHandlerExplorer, McpClientHealthIndicator],
+  providers: [McpClients, McpClientResponder, ClientHandlerExplorer, McpClientHealthIndicator, ...CHECK_PROVIDERS],
   exports: [McpClients, McpClientHealthIndicator],
 })
 export class McpClientModule extends ConfigurableModuleClass {

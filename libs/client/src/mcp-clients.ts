@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { McpClient } from './connection/mcp-client';
-import { ClientHandlerExplorer } from './discovery/client-handler.explorer';
+import { ClientHandlerExplorer } from './handlers/client-handler.explorer';
 import { McpClientModuleOptions } from './interfaces/mcp-client-options.interface';
 import { MCP_CLIENT_OPTIONS } from './mcp-client.module-definition';
 import { McpClientResponder } from './responder/mcp-client.responder';
+import { ClientChecksResolver } from './safety/client-checks.resolver';
 import { createClientTransport } from './transports/client-transport.factory';
 
 /**
@@ -20,6 +21,7 @@ export class McpClients implements OnApplicationBootstrap, OnApplicationShutdown
     @Inject(MCP_CLIENT_OPTIONS) options: McpClientModuleOptions,
     private readonly responder: McpClientResponder,
     private readonly explorer: ClientHandlerExplorer,
+    private readonly checks: ClientChecksResolver,
   ) {
     for (const server of options.servers) {
       if (this.clients.has(server.id)) throw new Error(`McpClientModule: two servers with the id "${server.id}"`);
@@ -39,7 +41,7 @@ export class McpClients implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const handlers = this.explorer.explore();
+    const handlers = this.explorer.explore(await this.checks.resolve());
     handlers.checkUnique([...this.clients.keys()]);
     this.responder.use(handlers);
     const starting = this.all().filter((client) => client.config.connectOnStart !== false);

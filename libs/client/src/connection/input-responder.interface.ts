@@ -1,3 +1,4 @@
+import { IntrinsicException } from '@nestjs/common';
 import { ClientCapabilities, Era, JsonRpcId } from '@conduit-mcp/core';
 
 /** The questions a server may ask a client. */
@@ -10,13 +11,25 @@ export const INPUT_CAPABILITY: Readonly<Record<McpInputMethod, keyof ClientCapab
   'roots/list': 'roots',
 };
 
-/** What a handler of the client learns about a question or notification (the reference's callback context). */
-export interface McpInputContext {
+/** What every client handler learns about the server that spoke: the second argument of each handler. */
+export interface McpServerMessageContext {
   /** The client's name. */
   client: string;
-  /** The operator-assigned id of the server asking. */
+  /** The operator-assigned id of the server. */
   serverId: string;
   era: Era;
+}
+
+/** The context of `@OnNotification` and `@OnLog` handlers: `(params, ctx)`. */
+export interface McpClientNotificationContext extends McpServerMessageContext {
+  /** The notification's method (`notifications/message` for a log entry). */
+  method: string;
+}
+
+/** The context of `@OnSampling`, `@OnElicitation` and `@OnRoots` handlers: `(params, ctx)`. */
+export interface McpInputContext extends McpServerMessageContext {
+  /** The question asked. */
+  method: McpInputMethod;
   /** The related call's `assigns`, or the client's when the question is tied to no call. */
   assigns: Record<string, unknown>;
   /** The in-flight request this question belongs to (legacy), else undefined (always for modern input). */
@@ -36,8 +49,16 @@ export interface McpInputContext {
   fields?: Record<string, { sensitiveSuspected: boolean }>;
 }
 
-/** A refusal of a question, sent as the JSON-RPC error (legacy) or failing the call (modern). */
-export class McpInputRefusal extends Error {
+/** Where a question arrives, as the connection knows it: the handler's context before the checks add to it. */
+export type McpInputSituation = Omit<McpInputContext, 'method' | keyof ElicitationContextFields>;
+
+type ElicitationContextFields = Pick<McpInputContext, 'mode' | 'url' | 'host' | 'idn' | 'originMismatch' | 'fields'>;
+
+/**
+ * A refusal of a question, sent as the JSON-RPC error (legacy) or failing the call (modern). An expected outcome, not a
+ * fault: Nest's exception handling does not log it.
+ */
+export class McpInputRefusal extends IntrinsicException {
   constructor(
     readonly code: number,
     message: string,
@@ -58,12 +79,8 @@ export interface McpInputResponder {
   answer(
     method: McpInputMethod,
     params: Record<string, unknown>,
-    ctx: McpInputContext,
+    situation: McpInputSituation,
   ): Promise<Record<string, unknown>>;
   /** A notification the connection does not consume itself (already ordered, limited and sanitized as needed). */
-  notify(
-    method: string,
-    params: Record<string, unknown>,
-    ctx: Pick<McpInputContext, 'client' | 'serverId' | 'era'>,
-  ): void;
+  notify(method: string, params: Record<string, unknown>, ctx: McpServerMessageContext): void;
 }

@@ -39,7 +39,7 @@ export class ModernEnvelope {
    * Learns a listed tool's `x-mcp-header` parameters; false for a tool whose declarations are invalid, which cannot
    * be called correctly over HTTP (the client leaves it out).
    */
-  learnTool(tool: Record<string, unknown>): boolean {
+  learnTool(tool: { name?: unknown; inputSchema?: unknown }): boolean {
     const schema = (tool.inputSchema ?? {}) as Record<string, unknown>;
     if (headerDeclarationProblems(schema).length > 0) return false;
     this.toolHeaders.set(String(tool.name), headerParamsOf(schema));

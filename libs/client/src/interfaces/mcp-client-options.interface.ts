@@ -1,3 +1,4 @@
+import type { McpClientCheckChoice, McpClientCheckName } from '../safety/client-check.types';
 import type { HttpServerConfig } from '../transports/http-client.session';
 
 /** How to reach one MCP server. */
@@ -76,4 +77,10 @@ export interface McpClientModuleOptions {
   logRateLimit?: McpRateLimit;
   /** Most MRTR rounds of one call. Default 10. */
   maxInputRounds?: number;
+  /**
+   * Replaces a built-in check with a class of yours (best a subclass of it, resolved from the app's providers or
+   * created with the client module's), or disables it with `false`. Each choice is logged at start-up.
+   * See "What protects your handlers" in the README.
+   */
+  checks?: Partial<Record<McpClientCheckName, McpClientCheckChoice>>;
 }

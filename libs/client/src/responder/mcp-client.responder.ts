@@ -1,48 +1,46 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ClientCapabilities, ErrorCode, LoggingLevel, SchemaValidator, sanitizeText } from '@conduit-mcp/core';
+import { ClientCapabilities, ErrorCode, sanitizeText } from '@conduit-mcp/core';
 import {
+  McpClientNotificationContext,
   McpInputContext,
   McpInputMethod,
   McpInputRefusal,
   McpInputResponder,
+  McpInputSituation,
+  McpServerMessageContext,
 } from '../connection/input-responder.interface';
-import { ClientHandlers } from '../discovery/client-handlers';
+import { ClientHandlers, QuestionKind } from '../handlers/client-handlers';
 import { McpClientModuleOptions } from '../interfaces/mcp-client-options.interface';
 import { MCP_CLIENT_OPTIONS } from '../mcp-client.module-definition';
 import { LogLimiter } from '../notifications/log.limiter';
 import { sanitizeLogParams } from '../notifications/log-entry.sanitizer';
 import { NotificationQueue } from '../notifications/notification.queue';
-import { Checked } from '../safety/checked';
-import { checkElicitationAnswer, checkElicitationRequest } from '../safety/elicitation.check';
-import { InputBudget } from '../safety/input.budget';
-import { filterRoots } from '../safety/roots.filter';
-import { DEFAULT_SAMPLING_OPTIONS, checkSamplingRequest, checkSamplingResult } from '../safety/sampling.check';
-
-type NotificationContext = Pick<McpInputContext, 'client' | 'serverId' | 'era'>;
+import { samplingOptions } from '../safety/sampling.check';
 
 interface QueuedNotification {
-  method: string;
   params: Record<string, unknown>;
-  ctx: NotificationContext;
+  ctx: McpClientNotificationContext;
 }
 
+const KIND: Readonly<Record<McpInputMethod, QuestionKind>> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
 /**
- * Answers servers' questions through the decorated handlers, with the library's safety checks around each (the
- * input budget, then the checks of the question's kind before the handler and of its answer after), and hands
- * notifications to `@OnNotification` / `@OnLog` in order, one connection's at a time.
+ * Answers servers' questions through the decorated handlers — each wrapped with its kind's checks (the input budget,
+ * then the request checks, the handler, the answer checks: see `safety/client-checks.ts`) — and hands notifications
+ * to `@OnNotification` / `@OnLog` in order, one connection's at a time.
  */
 @Injectable()
 export class McpClientResponder implements McpInputResponder {
   private readonly logger = new Logger('McpClient');
   private handlers = new ClientHandlers();
-  private readonly budget: InputBudget;
-  private readonly schemas = new SchemaValidator();
   private readonly queues = new Map<string, NotificationQueue<QueuedNotification>>();
   private readonly logLimiters = new Map<string, LogLimiter>();
 
-  constructor(@Inject(MCP_CLIENT_OPTIONS) private readonly options: McpClientModuleOptions) {
-    this.budget = new InputBudget(options.inputRateLimit);
-  }
+  constructor(@Inject(MCP_CLIENT_OPTIONS) private readonly options: McpClientModuleOptions) {}
 
   /** Installs the handlers found at start-up. */
   use(handlers: ClientHandlers): void {
@@ -61,48 +59,32 @@ export class McpClientResponder implements McpInputResponder {
   async answer(
     method: McpInputMethod,
     params: Record<string, unknown>,
-    ctx: McpInputContext,
+    situation: McpInputSituation,
   ): Promise<Record<string, unknown>> {
-    const sampling = { ...DEFAULT_SAMPLING_OPTIONS, ...this.options.sampling };
-    if (!this.budget.tryTake(ctx.serverId)) {
+    const kind = KIND[method];
+    const handler = this.handlers.question(kind, situation.serverId);
+    // Capabilities come from the handlers, so a server asking anyway asks for something it was never offered.
+    if (!handler)
       throw new McpInputRefusal(
-        method === 'sampling/createMessage' ? sampling.rejectionCode : ErrorCode.ServerError,
-        'Too many requests for input from this server',
+        ErrorCode.MethodNotFound,
+        `This client does not handle ${kind} for server ${situation.serverId}`,
       );
-    }
-    switch (method) {
-      case 'sampling/createMessage': {
-        const handler = this.require('sampling', ctx);
-        const request = passed(
-          checkSamplingRequest(params, sampling, { era: ctx.era, callsInFlight: ctx.callsInFlight }),
-        );
-        return passed(checkSamplingResult(await handler.invoke(request, ctx))) as unknown as Record<string, unknown>;
-      }
-      case 'elicitation/create': {
-        const handler = this.require('elicitation', ctx);
-        const checked = passed(
-          checkElicitationRequest(params, (handler as { modes: Array<'form' | 'url'> }).modes, ctx.origin, ctx.era),
-        );
-        const answer = await handler.invoke(checked.params, { ...ctx, ...checked.context });
-        return passed(checkElicitationAnswer(checked.params, answer, this.schemas)) as unknown as Record<
-          string,
-          unknown
-        >;
-      }
-      case 'roots/list': {
-        const handler = this.require('roots', ctx);
-        return passed(filterRoots(await handler.invoke(ctx))) as unknown as Record<string, unknown>;
-      }
+    const ctx: McpInputContext = { ...situation, method };
+    try {
+      return (await handler.invoke(method === 'roots/list' ? {} : params, ctx)) as Record<string, unknown>;
+    } catch (error) {
+      throw this.refusalOf(error, method) ?? error;
     }
   }
 
-  notify(method: string, params: Record<string, unknown>, ctx: NotificationContext): void {
+  notify(method: string, params: Record<string, unknown>, server: McpServerMessageContext): void {
     if (method === 'notifications/message') {
-      if (!this.logLimiter(ctx.serverId).allow()) return;
+      if (!this.logLimiter(server.serverId).allow()) return;
       params = sanitizeLogParams(params) as unknown as Record<string, unknown>;
     }
-    if (!this.queue(ctx.serverId).push({ method, params, ctx })) {
-      this.logger.warn(`Dropped a notification of server "${ctx.serverId}": its queue is full`);
+    const ctx = { client: server.client, serverId: server.serverId, era: server.era, method };
+    if (!this.queue(server.serverId).push({ params, ctx })) {
+      this.logger.warn(`Dropped a notification of server "${server.serverId}": its queue is full`);
     }
   }
 
@@ -111,15 +93,27 @@ export class McpClientResponder implements McpInputResponder {
     await Promise.all([...this.queues.values()].map((queue) => queue.drain()));
   }
 
-  private require(kind: 'sampling' | 'elicitation' | 'roots', ctx: McpInputContext) {
-    const handler = this.handlers.question(kind, ctx.serverId);
-    // Capabilities come from the handlers, so a server asking anyway asks for something it was never offered.
-    if (!handler)
-      throw new McpInputRefusal(
-        ErrorCode.MethodNotFound,
-        `This client does not handle ${kind} for server ${ctx.serverId}`,
-      );
-    return handler;
+  /**
+   * Nest's refusals as the question's: a guard that said no (`ForbiddenException`) like the built-in checks (sampling
+   * with `sampling.rejectionCode`, the other kinds with -32000); a pipe that refused the params (`BadRequestException`,
+   * e.g. `ValidationPipe`) with -32602 and its reasons.
+   */
+  private refusalOf(error: unknown, method: McpInputMethod): McpInputRefusal | undefined {
+    const http = error as { getStatus?: () => unknown; getResponse?: () => unknown };
+    const status = typeof http.getStatus === 'function' ? http.getStatus() : undefined;
+    if (status === 403) {
+      const code =
+        method === 'sampling/createMessage'
+          ? samplingOptions(this.options.sampling).rejectionCode
+          : ErrorCode.ServerError;
+      return new McpInputRefusal(code, `${method} refused by a guard of this client`);
+    }
+    if (status === 400) {
+      const reasons = (http.getResponse?.() as { message?: unknown } | undefined)?.message;
+      const text = Array.isArray(reasons) ? reasons.join('; ') : String(reasons ?? 'invalid params');
+      return new McpInputRefusal(ErrorCode.InvalidParams, sanitizeText(`${method} params refused: ${text}`, 512));
+    }
+    return undefined;
   }
 
   private queue(serverId: string): NotificationQueue<QueuedNotification> {
@@ -143,18 +137,11 @@ export class McpClientResponder implements McpInputResponder {
     return limiter;
   }
 
-  private async deliver({ method, params, ctx }: QueuedNotification): Promise<void> {
-    if (method === 'notifications/message') {
-      for (const handler of this.handlers.logHandlers(ctx.serverId))
-        await handler.invoke(params.level as LoggingLevel, params, ctx);
+  private async deliver({ params, ctx }: QueuedNotification): Promise<void> {
+    if (ctx.method === 'notifications/message') {
+      for (const handler of this.handlers.logHandlers(ctx.serverId)) await handler.invoke(params, ctx);
     }
-    for (const handler of this.handlers.notificationHandlers(method, ctx.serverId))
-      await handler.invoke(method, params, ctx);
+    for (const handler of this.handlers.notificationHandlers(ctx.method, ctx.serverId))
+      await handler.invoke(params, ctx);
   }
-}
-
-/** The checked value, or the refusal thrown. */
-function passed<T>(checked: Checked<T>): T {
-  if (!checked.ok) throw new McpInputRefusal(checked.error.code, checked.error.message);
-  return checked.value;
 }

@@ -57,9 +57,20 @@ export function checkSamplingRequest(
       `sampling refused: ${toolTurns.length} assistant tool_use turns exceed the limit of ${options.maxToolIterations}`,
     );
   }
-  const checked = { ...params, maxTokens: Math.min(maxTokens, options.maxTokens) } as CreateMessageRequestParams;
-  if (includeContext !== undefined && !options.context) checked.includeContext = 'none';
-  return accepted(checked);
+  return accepted(normalizeSamplingRequest(params as unknown as CreateMessageRequestParams, options));
+}
+
+/**
+ * A copy of checked sampling params with `maxTokens` clamped to `options.maxTokens` and `includeContext` coerced to
+ * `none` unless context is allowed.
+ */
+export function normalizeSamplingRequest(
+  params: CreateMessageRequestParams,
+  options: Pick<SamplingOptions, 'maxTokens' | 'context'>,
+): CreateMessageRequestParams {
+  const normalized = { ...params, maxTokens: Math.min(params.maxTokens, options.maxTokens) };
+  if (params.includeContext !== undefined && !options.context) normalized.includeContext = 'none';
+  return normalized;
 }
 
 /** Checks the handler's answer before it is sent: a role, content and a model name, else -32603. */
@@ -80,4 +91,9 @@ export function checkSamplingResult(result: unknown): Checked<CreateMessageResul
 function hasToolUse(content: unknown): boolean {
   const blocks = Array.isArray(content) ? content : [content];
   return blocks.some((block) => isJsonObject(block) && block.type === 'tool_use');
+}
+
+/** The module's sampling options over the defaults. */
+export function samplingOptions(configured: McpClientModuleOptions['sampling']): SamplingOptions {
+  return { ...DEFAULT_SAMPLING_OPTIONS, ...configured };
 }

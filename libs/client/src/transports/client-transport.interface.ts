@@ -26,8 +26,16 @@ export interface ClientTransport {
   close(): Promise<void>;
   /** The server's origin (`https://host:port`) for HTTP transports; undefined for stdio. */
   readonly origin?: string;
-  /** Legacy HTTP: the negotiated revision, sent as `MCP-Protocol-Version` once set. */
-  protocolVersion?: string;
+  /**
+   * The negotiated revision, or undefined to stop sending one: legacy HTTP sends it as `MCP-Protocol-Version`, modern
+   * HTTP too; stdio has no headers and leaves it out.
+   */
+  useRevision?(revision: string | undefined): void;
+  /**
+   * Legacy Streamable HTTP: opens the session's standalone GET stream, for server messages unrelated to any request;
+   * resolves once it is open, or at once when the server has none.
+   */
+  openStandaloneStream?(): Promise<void>;
   /** Legacy Streamable HTTP: the session id the server issued. */
   readonly sessionId?: string;
   /** Why the connection ended, when the server's side ended it (stdio: the child's exit code and stderr's end). */

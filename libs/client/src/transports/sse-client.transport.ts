@@ -39,12 +39,8 @@ export class SseClientTransport implements ClientTransport {
     this.origin = this.http.origin;
   }
 
-  /** Sent as `MCP-Protocol-Version` with each POST once set. */
-  get protocolVersion(): string | undefined {
-    return this.http.protocolVersion;
-  }
-
-  set protocolVersion(revision: string | undefined) {
+  /** Sent as `MCP-Protocol-Version` with every later request, until undefined. */
+  useRevision(revision: string | undefined): void {
     this.http.protocolVersion = revision;
   }
 

@@ -77,12 +77,8 @@ export class StreamableHttpClientTransport implements ClientTransport {
     this.reconnect = { ...DEFAULT_RECONNECT, ...options.reconnect };
   }
 
-  /** Sent as `MCP-Protocol-Version` once set (legacy era, after `initialize`). */
-  get protocolVersion(): string | undefined {
-    return this.http.protocolVersion;
-  }
-
-  set protocolVersion(revision: string | undefined) {
+  /** Sent as `MCP-Protocol-Version` with every later request, until undefined. */
+  useRevision(revision: string | undefined): void {
     this.http.protocolVersion = revision;
   }
 

@@ -1,4 +1,4 @@
-import { McpHandlerScope } from '../decorators/client-handler.decorators';
+import { McpHandlerScope } from './client-handler.decorators';
 
 /** A discovered handler method, wrapped to run through Nest's guards, interceptors and filters. */
 export interface ClientHandler extends McpHandlerScope {

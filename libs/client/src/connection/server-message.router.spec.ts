@@ -1,0 +1,152 @@
+import { ClientCapabilities, Era, JsonRpcMessage } from '@conduit-mcp/core';
+import { ClientTransport } from '../transports/client-transport.interface';
+import { CallTable } from './call-table';
+import { ConnectionHost } from './connection.host';
+import { McpInputMethod, McpInputResponder, McpInputSituation } from './input-responder.interface';
+import { ModernEnvelope } from './modern-envelope';
+import { ServerMessageRouter } from './server-message.router';
+import { ServerRequestRunner } from './server-request.runner';
+
+/** Records the questions and notifications that reach it; answers every question alike. */
+class RecordingResponder implements McpInputResponder {
+  readonly asked: Array<{ method: McpInputMethod; situation: McpInputSituation }> = [];
+  readonly notified: Array<{ method: string; era: Era }> = [];
+
+  constructor(private readonly declared: ClientCapabilities) {}
+
+  capabilities(): ClientCapabilities {
+    return this.declared;
+  }
+
+  async answer(method: McpInputMethod, _params: Record<string, unknown>, situation: McpInputSituation) {
+    this.asked.push({ method, situation });
+    return { roots: [] };
+  }
+
+  notify(method: string, _params: Record<string, unknown>, ctx: { era: Era }): void {
+    this.notified.push({ method, era: ctx.era });
+  }
+}
+
+function router(era: Era, options: { origin?: string; configuredOrigin?: string } = {}) {
+  const written: JsonRpcMessage[] = [];
+  const transport: ClientTransport = {
+    start: async () => undefined,
+    close: async () => undefined,
+    origin: options.origin,
+    send: async (message) => void written.push(message),
+  };
+  const responder = new RecordingResponder({ roots: {} });
+  const host: ConnectionHost = {
+    transport: () => transport,
+    write: (message) => transport.send(message),
+    era: () => era,
+    revision: () => undefined,
+    capabilities: () => responder.capabilities(),
+    clientInfo: () => ({ name: 'spec', version: '1.0.0' }),
+    logLevel: () => undefined,
+    eventScope: (method) => ({ client: 'spec', server: 'peer', method, era }),
+  };
+  const calls = new CallTable(host, new ModernEnvelope(host), { requestTimeoutMs: 1_000 });
+  const runner = new ServerRequestRunner(
+    8,
+    () => 1_000,
+    (response) => void host.write(response),
+  );
+  const subject = new ServerMessageRouter(
+    'peer',
+    { name: 'spec', assigns: { tenant: 't1' }, elicitation: { origin: options.configuredOrigin } },
+    host,
+    calls,
+    runner,
+    responder,
+  );
+  return { subject, calls, responder, written };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('ServerMessageRouter', () => {
+  it('settles a call with its response', async () => {
+    const { subject, calls } = router('legacy');
+    const pending = calls.send('ping', {});
+    subject.onMessage({ jsonrpc: '2.0', id: 1, result: {} }, undefined);
+    await expect(pending).resolves.toEqual({});
+  });
+
+  it('hands a legacy question to the responder, tied on stdio to the only call in flight', async () => {
+    const { subject, calls, responder, written } = router('legacy');
+    const pending = calls.send('tools/call', { name: 'ask' }, { assigns: { user: 'u1' } });
+    subject.onMessage({ jsonrpc: '2.0', id: 'q1', method: 'roots/list' }, undefined);
+    await settle();
+    expect(responder.asked).toHaveLength(1);
+    expect(responder.asked[0].situation).toMatchObject({
+      client: 'spec',
+      serverId: 'peer',
+      era: 'legacy',
+      assigns: { user: 'u1' },
+      relatedRequestId: 1,
+      callsInFlight: 1,
+      origin: undefined,
+    });
+    expect(written.at(-1)).toEqual({ jsonrpc: '2.0', id: 'q1', result: { roots: [] } });
+    calls.onResponse({ jsonrpc: '2.0', id: 1, result: {} }, false);
+    await pending;
+  });
+
+  it('refuses a question the client did not declare, and any question in the modern era', async () => {
+    const legacy = router('legacy');
+    legacy.subject.onMessage({ jsonrpc: '2.0', id: 'q1', method: 'sampling/createMessage', params: {} }, undefined);
+    const modern = router('modern');
+    modern.subject.onMessage({ jsonrpc: '2.0', id: 'q2', method: 'roots/list' }, undefined);
+    await settle();
+    expect(legacy.written).toMatchObject([{ id: 'q1', error: { code: -32601 } }]);
+    expect(modern.written).toMatchObject([{ id: 'q2', error: { code: -32601 } }]);
+    expect([...legacy.responder.asked, ...modern.responder.asked]).toEqual([]);
+  });
+
+  it('prefers the configured origin over the transport’s for modern input', async () => {
+    const { subject, responder } = router('modern', {
+      origin: 'http://127.0.0.1:1',
+      configuredOrigin: 'https://public.example',
+    });
+    await subject.answer('roots/list', {}, undefined, undefined);
+    expect(responder.asked[0].situation).toMatchObject({
+      era: 'modern',
+      assigns: { tenant: 't1' },
+      relatedRequestId: undefined,
+      origin: 'https://public.example',
+    });
+  });
+
+  it('routes progress to its call, acknowledgements to their listen, and the rest to the responder', async () => {
+    const { subject, calls, responder, written } = router('modern');
+    const progress: number[] = [];
+    const slow = calls.send('tools/call', { name: 'slow' }, { onProgress: (report) => progress.push(report.progress) });
+    subject.onMessage(
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 2 } },
+      undefined,
+    );
+    expect(progress).toEqual([2]);
+
+    const listening = calls.listen({ toolsListChanged: true });
+    const listenId = (written.at(-1) as { id: number }).id;
+    subject.onMessage(
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/subscriptions/acknowledged',
+        params: {
+          notifications: { toolsListChanged: true },
+          _meta: { 'io.modelcontextprotocol/subscriptionId': listenId },
+        },
+      },
+      undefined,
+    );
+    await expect(listening).resolves.toMatchObject({ acknowledged: { toolsListChanged: true } });
+
+    subject.onMessage({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, undefined);
+    expect(responder.notified).toEqual([{ method: 'notifications/tools/list_changed', era: 'modern' }]);
+    calls.rejectAll(() => new Error('done'));
+    await expect(slow).rejects.toThrow('done');
+  });
+});

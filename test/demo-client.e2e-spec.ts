@@ -1,6 +1,7 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { RunningServer, startDemoServer } from './support/demo-server';
+import { ScriptedServer, startScriptedServer } from './support/scripted-mcp.server';
 
 const root = join(__dirname, '..');
 const START_APP = join(root, 'scripts', 'start-app.js');
@@ -191,5 +192,83 @@ describe('demo-client: the command-line client as a child process', () => {
     const run = await runCli(server.url, 'call');
     expect(run).toEqual(expect.objectContaining({ code: 2, stdout: '' }));
     expect(run.stderr).toMatch(/call needs a tool name/);
+  });
+
+  describe('against a server that writes terminal escapes into everything it sends', () => {
+    // ESC (ANSI sequences: clear screen, colours, a window-title OSC ended by BEL), C1 CSI, bidi overrides and
+    // isolates, zero-width characters.
+    const TERMINAL_CONTROL =
+      /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
+    const EVIL_TOOL = '\u001b[31mred\u202etool';
+    let hostile: ScriptedServer;
+
+    beforeAll(async () => {
+      hostile = await startScriptedServer({
+        serverInfo: { name: '\u001b[2J\u001b[31mEvil\u202eServer', version: '1.0\u001b]0;pwned\u0007' },
+        instructions: 'Use \u001b[1mbold\u001b[0m\u2066 tools\r\nnow \u009b31m',
+        answer: (method) => {
+          if (method === 'tools/list')
+            return {
+              result: {
+                tools: [
+                  {
+                    name: EVIL_TOOL,
+                    description: 'desc \u001b[5mblink\u001b[0m\r\n\u200bnext',
+                    inputSchema: { type: 'object', properties: { '\u202eevil': { type: 'string' } } },
+                  },
+                  { name: 'fine_tool', description: 'plain', inputSchema: { type: 'object' } },
+                ],
+              },
+            };
+          return { error: { code: -32603, message: 'boom \u001b[31mred\u001b[0m \u202eevil\u0007' } };
+        },
+        before: (method) =>
+          method === 'tools/call'
+            ? [
+                {
+                  jsonrpc: '2.0',
+                  method: 'notifications/message',
+                  params: { level: 'info', logger: '\u001b[31mlog', data: 'line \u001b[2Jcleared\u202e' },
+                },
+              ]
+            : [],
+      });
+    });
+
+    afterAll(async () => {
+      await hostile?.close();
+    });
+
+    it.each(['legacy', 'modern'])(
+      'tools (%s era): prints no control, bidi or zero-width character, and flags the name outside the spec',
+      async (era) => {
+        const run = await runCli('--verbose', '--era', era, hostile.url, 'tools');
+        expect(run.stdout).not.toMatch(TERMINAL_CONTROL);
+        expect(run.stderr).not.toMatch(TERMINAL_CONTROL);
+        // JSON.stringify alone would print ESC as the text \u001b, but U+202E and U+009B raw.
+        expect(run.stdout).not.toContain('\\u001b');
+        const tools = answerOf(run);
+        expect(tools).toEqual([
+          expect.objectContaining({
+            name: '[31mredtool',
+            description: 'desc [5mblink[0m\nnext',
+            inputSchema: { type: 'object', properties: { evil: { type: 'string' } } },
+            warning: "name outside the specification's rule (1-128 characters of A-Z a-z 0-9 _ . -); shown sanitized",
+          }),
+          { name: 'fine_tool', description: 'plain', inputSchema: { type: 'object' } },
+        ]);
+        expect(run.stderr).toContain('tool "[31mredtool": name outside the specification');
+        expect(run.stderr).toContain('Connected to [2J[31mEvilServer 1.0]0;pwned');
+        expect(run.stderr).toContain('Instructions: Use [1mbold[0m tools now 31m');
+      },
+    );
+
+    it('call: the server’s log line and its error message are printed sanitized, on one line', async () => {
+      const run = await runCli('--verbose', '--era', 'legacy', hostile.url, 'call', 'fine_tool');
+      expect(run).toEqual(expect.objectContaining({ code: 1, stdout: '' }));
+      expect(run.stderr).not.toMatch(TERMINAL_CONTROL);
+      expect(run.stderr).toContain('info [31mlog: line [2Jcleared');
+      expect(run.stderr).toMatch(/^error: boom \[31mred\[0m evil \(code -32603\)$/m);
+    });
   });
 });

@@ -27,7 +27,7 @@ async function main() {
       for (let i = 0; i < (spec.runs ?? 2); i++) {
         const r = await closedLoop(client.call, TEXT, inflight, spec.duration);
         log(
-          `in flight ${inflight} run ${i + 1}: ${r.cps} calls/s, ${r.errors} errors${r.firstError ? ` (${r.firstError})` : ''}`,
+          `in flight ${inflight} run ${i + 1}: ${r.cps} calls/s, ${r.cpuUsPerCall} µs CPU/call, ${r.errors} errors${r.firstError ? ` (${r.firstError})` : ''}`,
         );
         runs.push(r);
       }

@@ -5,7 +5,13 @@
 const { buildServers } = require('../lib/build');
 const { driveInterleaved } = require('../lib/drivers');
 const { startServer, stopServer } = require('../lib/procs');
-const { timings, meanCps, table, target, targetLine } = require('../lib/section-table');
+const { timings, meanCps, fmt, table, target, targetLine } = require('../lib/section-table');
+
+/** Mean client CPU µs per call of the runs that report it. */
+const meanCpu = (runs) => {
+  const known = (runs || []).map((r) => r.cpuUsPerCall).filter((v) => v != null);
+  return known.length ? known.reduce((s, v) => s + v, 0) / known.length : null;
+};
 
 const INFLIGHT = [1, 32];
 // raw: the reference, what neither MCP client can beat on that transport (raw stdio client, node:http keep-alive).
@@ -58,6 +64,7 @@ module.exports = {
     const rows = [];
     const ratioAt32 = {};
     const baselineAt32 = {};
+    const cpuAt32 = {};
     for (const transport of ['stdio', 'http']) {
       const server = transport === 'stdio' ? 'raw stdio echo' : 'raw HTTP server';
       for (const inflight of INFLIGHT) {
@@ -67,6 +74,7 @@ module.exports = {
           const runs = runsOf(transport, c.id, inflight);
           const m = meanCps(runs);
           const ratio = m != null && sdk ? m / sdk : null;
+          if (inflight === 32) cpuAt32[`${transport}:${c.id}`] = meanCpu(runs);
           if (c.id === 'conduit' && inflight === 32) {
             ratioAt32[transport] = ratio;
             if (baseline) baselineAt32[transport] = m != null && before ? m / before : null;
@@ -113,12 +121,27 @@ module.exports = {
           ? ` Over its baseline ${baseline.sha}: stdio ${sinceBaseline[0]?.toFixed(3) ?? '—'}, HTTP ${sinceBaseline[1]?.toFixed(3) ?? '—'}.`
           : ''),
       '',
+      'Client CPU µs per call at 32 in flight (the driver process: user + system over completed calls, mean of the runs): ' +
+        ['stdio', 'http']
+          .map((t) => `${t} ${clients.map((c) => `${c.id} ${fmt(cpuAt32[`${t}:${c.id}`], 1)}`).join(', ')}`)
+          .join('; ') +
+        '.',
+      '',
       ...targets.map(targetLine),
       '',
     ].join('\n');
     return {
       markdown,
-      json: { warmupS: warmup, durationS: duration, inflight: INFLIGHT, rows, ratioAt32, baselineAt32, results },
+      json: {
+        warmupS: warmup,
+        durationS: duration,
+        inflight: INFLIGHT,
+        rows,
+        ratioAt32,
+        baselineAt32,
+        cpuAt32,
+        results,
+      },
       targets,
     };
   },

@@ -1,7 +1,7 @@
 'use strict';
 // Memory of many idle legacy sessions: RSS after a warm-up, then after opening N sessions (initialize +
 // notifications/initialized each, 32 in flight over keep-alive) and letting the server settle. A sample of the
-// sessions is called afterwards, to see whether the server still holds them (maxSessions evicts the LRU silently).
+// sessions is called afterwards, to see whether the server still holds them (past maxSessions new ones are refused).
 const http = require('node:http');
 const { rssMb } = require('../lib/procs');
 const { withServer } = require('../lib/with-server');

@@ -44,7 +44,10 @@ if (extra > 0) {
 }
 
 @Module({
-  imports: [McpModule.forRoot({ name: 'bench', version: '1', http: { path: '/mcp' } })],
+  // Every bench client is one anonymous address: the sessions section opens 10 000 sessions from it.
+  imports: [
+    McpModule.forRoot({ name: 'bench', version: '1', http: { path: '/mcp', maxSessionsPerPrincipal: 10_000 } }),
+  ],
   providers: [...ECHO_PROVIDERS, ...extraProviders],
 })
 class BenchModule {}

@@ -5,6 +5,7 @@ import {
   McpClientModuleOptions,
   McpInputSituation,
   McpInputRefusal,
+  OnNotification,
   OnSampling,
 } from '../../libs/client/src/index';
 import { McpClientResponder } from '../../libs/client/src/responder/mcp-client.responder';
@@ -17,6 +18,19 @@ class Sampler {
   sample() {
     this.calls++;
     return { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' };
+  }
+}
+
+/** A notification handler that holds the queue until the test opens the gate. */
+@Injectable()
+class SlowListener {
+  static gate: Promise<void> = Promise.resolve();
+  handled = 0;
+
+  @OnNotification('notifications/resources/updated')
+  async updated() {
+    await SlowListener.gate;
+    this.handled++;
   }
 }
 
@@ -56,5 +70,22 @@ describe('McpClientResponder: what the module answers with', () => {
     expect(refused).toBeInstanceOf(McpInputRefusal);
     expect(refused).toMatchObject({ code: -1, message: 'Too many requests for input from this server' });
     expect(answers.moduleRef.get(Sampler).calls).toBe(1);
+  });
+
+  it('drops notifications past maxQueuedNotificationBytes while a handler is slow, whatever their count', async () => {
+    let open!: () => void;
+    SlowListener.gate = new Promise((resolve) => (open = resolve));
+    const answers = await responder({ maxQueuedNotificationBytes: 4 * 1024 * 1024 }, [SlowListener]);
+    answers.moduleRef.useLogger(false);
+    const server = { client: 'responder-test', serverId: 'srv', era: 'legacy' as const };
+    // 40 notifications of 1 MiB each (a server that floods a client whose handler is busy): far below 1 000 items.
+    const big = 'u'.repeat(1024 * 1024);
+    for (let n = 0; n < 40; n++)
+      answers.notify('notifications/resources/updated', { uri: `file:///${n}`, big }, server);
+    open();
+    await answers.drain();
+    // All 40 arrived before the first was handled: 4 MiB hold three of them, the rest were dropped.
+    expect(answers.moduleRef.get(SlowListener).handled).toBeLessThanOrEqual(4);
+    expect(answers.moduleRef.get(SlowListener).handled).toBeGreaterThanOrEqual(2);
   });
 });

@@ -415,6 +415,8 @@ describe('McpClient: the origin URL elicitations are compared with', () => {
     let asked = false;
     return (method: string): Record<string, unknown> => {
       if (method === 'server/discover') return { resultType: 'complete', capabilities: { tools: {} } };
+      // A modern call over HTTP to a tool not listed yet lists the tools first (for its Mcp-Param-* headers).
+      if (method === 'tools/list') return { resultType: 'complete', tools: [] };
       if (asked) return { resultType: 'complete', content: [] };
       asked = true;
       return {

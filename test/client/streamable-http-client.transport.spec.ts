@@ -507,7 +507,9 @@ describe('StreamableHttpClientTransport', () => {
       const transport = client(server.url);
       const recorder = new Recorder(transport);
       await transport.send(request(1));
-      expect((await recorder.response(1)).error.message).toBe('The response stream was lost');
+      expect((await recorder.response(1)).error.message).toBe(
+        'The response stream was lost (gave up after 3 reconnection attempts)',
+      );
       expect(server.requests.filter((r) => r.method === 'GET')).toHaveLength(3);
       expect(recorder.errors.map((e) => e.message)).toEqual(['SSE stream lost: gave up after 3 reconnection attempts']);
     });

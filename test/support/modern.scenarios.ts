@@ -280,6 +280,28 @@ function scenarios(target: ModernTarget): void {
     expect((await peer.client.readResource({ uri: 'notes://notes/welcome' })).contents).toHaveLength(1);
   });
 
+  it('refuses an answer that breaks the requested schema with -32602, and the handler never acts on it', async () => {
+    const call = (params: Message) =>
+      peer.client.request(
+        { method: 'tools/call', params },
+        { allowInputRequired: true },
+      ) as Promise<unknown> as Promise<Message>;
+    const remove = { name: 'delete_note', arguments: { id: 'welcome' } };
+    const first = await call(remove);
+    const state = first.requestState !== undefined ? { requestState: first.requestState } : {};
+    // With `confirm: true` the handler would delete the note, were the answer with an undeclared field let through.
+    const content = { confirm: true, also: { delete: 'everything' } };
+    const refused = await errorOf(
+      call({ ...remove, inputResponses: { confirm: { action: 'accept', content } }, ...state }),
+    );
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toMatch(
+      /Invalid input response "confirm": elicitation content has undeclared field "also"/,
+    );
+    expect(peer.recorder.responsesTo('tools/call').at(-1)).toMatchObject({ error: { code: -32602 } });
+    expect((await peer.client.readResource({ uri: 'notes://notes/welcome' })).contents).toHaveLength(1);
+  });
+
   it('refuses input the client did not declare it can give with -32021, and asks nothing', async () => {
     const bare = await open({ capabilities: {} });
     const added = await bare.client.callTool({ name: 'add_note', arguments: { title: 'Kept', body: 'x' } });

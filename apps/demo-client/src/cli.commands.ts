@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectMcpClient, McpClient } from '@conduit-mcp/client';
 import { CliAction } from './cli-arguments';
+import { terminalLine, toolListing } from './terminal-text';
 
 /** The id of the one server the CLI talks to. */
 export const TARGET = 'target';
@@ -17,20 +18,26 @@ export class CliCommands {
     @Inject(CLI_ACTION) private readonly action: CliAction,
   ) {}
 
+  /** Everything the server wrote that is printed goes through `terminalLine` / `terminalJson` (main.ts). */
   async run(): Promise<unknown> {
     await this.client.connect();
+    const { serverInfo, instructions } = this.client;
+    const server = serverInfo
+      ? `${terminalLine(serverInfo.name, 128)} ${terminalLine(serverInfo.version, 64)}`
+      : 'the server';
     this.logger.log(
-      `Connected to ${this.client.serverInfo?.name ?? 'the server'} (${this.client.era} era, ${this.client.protocolVersion})`,
+      `Connected to ${server} (${this.client.era} era, ${terminalLine(this.client.protocolVersion, 32)})`,
     );
+    if (instructions) this.logger.log(`Instructions: ${terminalLine(instructions, 4_096)}`);
     const action = this.action;
     switch (action.kind) {
       case 'tools':
-        return this.client.listTools();
+        return toolListing(await this.client.listTools(), (line) => this.logger.warn(line));
       case 'call':
         return this.client.callTool(action.name, action.args, {
           onProgress: ({ progress, total, message }) =>
             this.logger.log(
-              `progress ${progress}${total === undefined ? '' : `/${total}`}${message ? `: ${message}` : ''}`,
+              `progress ${Number(progress)}${total === undefined ? '' : `/${Number(total)}`}${message ? `: ${terminalLine(message)}` : ''}`,
             ),
         });
       case 'resources':

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { CliInvocation, USAGE, UsageError, parseCliArguments } from './cli-arguments';
 import { CliCommands } from './cli.commands';
 import { DemoClientModule } from './demo-client.module';
+import { terminalJson, terminalLine } from './terminal-text';
 import { McpClientError, StderrLogger } from '@conduit-mcp/client';
 
 // A command-line MCP client: `npm run client -- <url | -- command args…> <action>`. Prints the answer as JSON on
@@ -27,7 +28,7 @@ async function main(argv: string[]): Promise<number> {
   });
   try {
     const answer = await app.get(CliCommands).run();
-    process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+    process.stdout.write(`${terminalJson(answer)}\n`);
     return 0;
   } catch (error) {
     process.stderr.write(`error: ${describe(error)}\n`);
@@ -37,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-// One line, whatever the error carries.
+// One line, whatever the error carries (its message may quote the server).
 function describe(error: unknown): string {
   const text =
     error instanceof McpClientError
@@ -45,7 +46,7 @@ function describe(error: unknown): string {
       : error instanceof Error
         ? error.message
         : String(error);
-  return text.replace(/\s*[\r\n]+\s*/g, ' ');
+  return terminalLine(text, 2_048);
 }
 
 main(process.argv.slice(2)).then(

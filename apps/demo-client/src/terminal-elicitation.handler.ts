@@ -3,6 +3,7 @@ import { ElicitRequestParams, ElicitResult } from '@conduit-mcp/core';
 import { InjectMcpClient, McpClient, McpInputContext, OnElicitation } from '@conduit-mcp/client';
 import { TARGET } from './cli.commands';
 import { askOnTerminal } from './terminal-form';
+import { terminalLine } from './terminal-text';
 
 /**
  * Answers form elicitations by asking the person at the terminal, one elicitation at a time; with no terminal to
@@ -18,7 +19,7 @@ export class TerminalElicitationHandler {
   @OnElicitation()
   elicit(params: ElicitRequestParams, ctx: McpInputContext): Promise<ElicitResult> {
     if (!process.stdin.isTTY || !('requestedSchema' in params)) {
-      this.logger.warn(`Declined "${params.message}": stdin is not a terminal to ask on`);
+      this.logger.warn(`Declined "${terminalLine(params.message)}": stdin is not a terminal to ask on`);
       return Promise.resolve({ action: 'decline' });
     }
     const sensitive = new Set(

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { ElicitResult, JsonSchemaObject } from '@conduit-mcp/core';
+import { terminalLine } from './terminal-text';
 
 /** A field of an elicitation form: the spec's flat primitive subset. */
 interface FormField {
@@ -17,7 +18,7 @@ type Answer = string | number | boolean | string[];
 /**
  * Asks a person for an elicitation's answer on the terminal (questions on stderr, answers from stdin): each field
  * of the form in turn, then whether to send, decline or cancel. An empty answer keeps the field's default, or leaves
- * an optional field out.
+ * an optional field out. Every text of the server's is shown through `terminalLine`.
  */
 export async function askOnTerminal(
   message: string,
@@ -27,11 +28,12 @@ export async function askOnTerminal(
   const terminal = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   const ask = (question: string) => terminal.question(question, { signal: hints.signal });
   try {
-    process.stderr.write(`\nThe server "${hints.server}" asks: ${message}\n`);
+    process.stderr.write(`\nThe server "${terminalLine(hints.server, 128)}" asks: ${terminalLine(message, 4_096)}\n`);
     const required = new Set(schema.required ?? []);
     const content: Record<string, Answer> = {};
     for (const [name, field] of Object.entries((schema.properties ?? {}) as Record<string, FormField>)) {
-      if (hints.sensitive.has(name)) process.stderr.write(`  (careful: "${name}" looks like it asks for a secret)\n`);
+      if (hints.sensitive.has(name))
+        process.stderr.write(`  (careful: "${terminalLine(name, 128)}" looks like it asks for a secret)\n`);
       const answer = await askField(ask, name, field, required.has(name));
       if (answer !== undefined) content[name] = answer;
     }
@@ -55,13 +57,14 @@ async function askField(
   const choices = choicesOf(field);
   const shown = [
     field.type ?? 'string',
-    choices && `one of ${choices.join(' | ')}`,
-    field.default !== undefined && `default ${JSON.stringify(field.default)}`,
+    choices && `one of ${choices.map((choice) => terminalLine(choice, 128)).join(' | ')}`,
+    field.default !== undefined && `default ${terminalLine(JSON.stringify(field.default), 256)}`,
     required && 'required',
   ]
     .filter(Boolean)
     .join(', ');
-  const label = `  ${field.title ?? name}${field.description ? ` (${field.description})` : ''} [${shown}]: `;
+  const description = field.description ? ` (${terminalLine(field.description)})` : '';
+  const label = `  ${terminalLine(field.title ?? name, 128)}${description} [${terminalLine(shown)}]: `;
   for (;;) {
     const text = (await ask(label)).trim();
     if (text === '') {
@@ -72,7 +75,7 @@ async function askField(
     }
     const value = valueOf(text, field, choices);
     if (value !== undefined) return value;
-    process.stderr.write(`  not a valid ${field.type ?? 'value'}\n`);
+    process.stderr.write(`  not a valid ${terminalLine(field.type ?? 'value', 32)}\n`);
   }
 }
 

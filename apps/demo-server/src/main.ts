@@ -9,7 +9,8 @@ async function bootstrap(): Promise<void> {
     return;
   }
   const app = await NestFactory.create(AppModule);
-  app.enableShutdownHooks();
+  // SIGTERM/SIGINT: the MCP server drains (within shutdownGraceMs), the app closes, the process exits with 0.
+  app.enableShutdownHooks([], { useProcessExit: true });
   const port = Number(process.env.PORT ?? 3000);
   await app.listen(port, '127.0.0.1');
   Logger.log(`MCP endpoint: ${await app.getUrl()}/mcp · health: ${await app.getUrl()}/health`, 'DemoServer');

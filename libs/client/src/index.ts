@@ -19,6 +19,8 @@ export { OnElicitation, OnLog, OnNotification, OnRoots, OnSampling } from './han
 export type { McpHandlerScope } from './handlers/client-handler.decorators';
 export { McpClient } from './connection/mcp-client';
 export type { McpClientState, McpListParams, McpListenHandle } from './connection/mcp-client.types';
+export { DEFAULT_LIST_LIMITS } from './connection/list-limits';
+export type { ListLimits } from './connection/list-limits';
 export type { McpCallOptions } from './connection/mcp-call-options';
 export { PendingCall } from './connection/pending-call';
 export type { McpProgress } from './connection/pending-call';
@@ -70,6 +72,8 @@ export type {
   StreamableHttpClientConfig,
   StreamableHttpClientOptions,
 } from './transports/streamable-http-client.transport';
+export { DEFAULT_RECONNECT } from './transports/reconnect.backoff';
+export type { ReconnectOptions } from './transports/reconnect.backoff';
 export { SseClientTransport } from './transports/sse-client.transport';
 export type { SseClientConfig, SseClientOptions } from './transports/sse-client.transport';
 export { isSyntheticResponse } from './transports/synthetic-response';

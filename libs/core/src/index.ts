@@ -27,6 +27,14 @@ export type { McpErrorHttpHint, McpErrorOptions } from './jsonrpc/jsonrpc.errors
 export { classifyMessage, isJsonRpcId, parseJson } from './jsonrpc/jsonrpc.classifier';
 export type { ClassifiedMessage, ParsedJson } from './jsonrpc/jsonrpc.classifier';
 export {
+  DEFAULT_MAX_BATCH_LENGTH,
+  LAST_BATCH_REVISION,
+  checkBatchRevision,
+  checkBatchShape,
+  revisionAllowsBatches,
+} from './jsonrpc/jsonrpc.batch';
+export type { BatchVerdict } from './jsonrpc/jsonrpc.batch';
+export {
   DEFAULT_HTTP_REVISION,
   LATEST_LEGACY_REVISION,
   LATEST_MODERN_REVISION,
@@ -82,14 +90,18 @@ export type {
 export { SchemaValidator } from './schema/schema.validator';
 export type { CompiledSchema, ValidationResult } from './schema/schema.validator';
 export { checkElicitationSchema } from './schema/elicitation-schema.check';
+export { checkCreateMessageResult, checkElicitResult, checkListRootsResult } from './schema/input-answer.check';
+export type { AnswerCheck } from './schema/input-answer.check';
 export { sanitizeText, sanitizeUtf8 } from './text/text.sanitizer';
 export { TokenBucket } from './limits/token-bucket';
 export type { TokenBucketOptions } from './limits/token-bucket';
 export { BoundedQueue } from './limits/bounded-queue';
+export { jsonSizeUpTo } from './limits/json-size';
 export type { Transport } from './transport/transport.interface';
 export { LineFramer, serializeLine } from './transport/stdio-line.framer';
 export type { FramedLine, LineFramerOptions } from './transport/stdio-line.framer';
 export { StdioTransport } from './transport/stdio.transport';
+export type { StdioTransportOptions } from './transport/stdio.transport';
 export { coalesceWrites } from './transport/write-coalescing';
 export { encodeSseComment, encodeSseEvent } from './transport/sse.encoder';
 export type { SseEvent, SseOutgoingEvent } from './transport/sse.encoder';
@@ -106,6 +118,7 @@ export {
   valueAtPath,
 } from './protocol/param-headers';
 export type { HeaderParam } from './protocol/param-headers';
+export { SPEC_TOOL_NAME_RULE, isSpecToolName } from './protocol/tool-name';
 export { isConstant, markConstant, serializeMessage } from './jsonrpc/jsonrpc.serializer';
 export { healthIndicatorResult } from './health/health-indicator.result';
 export type { HealthStatus } from './health/health-indicator.result';

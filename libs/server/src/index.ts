@@ -8,6 +8,7 @@ export {
   DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_MAX_SUBSCRIPTIONS,
   DEFAULT_PAGE_SIZE,
+  DEFAULT_SHUTDOWN_GRACE_MS,
   MAX_COMPLETION_VALUES,
   MAX_URI_LENGTH,
   MCP_COMPLETION_METADATA,
@@ -19,9 +20,12 @@ export {
   McpParamType,
 } from './mcp.constants';
 export type { McpContextType } from './mcp.constants';
+export { DEFAULT_ARGUMENT_LIMITS } from './arguments/argument-bounds';
 export type {
+  McpArgumentLimits,
   McpCacheHint,
   McpCorsOptions,
+  McpHttpConnectionOptions,
   McpHttpOptions,
   McpModuleOptions,
   McpRequestStateOptions,
@@ -84,4 +88,4 @@ export type { TaskStoreCase } from './testing/task-store.contract';
 export { EventStore, InMemoryEventStore } from './transports/http/event.store';
 export type { EventReplay, InMemoryEventStoreOptions, StoredEvent } from './transports/http/event.store';
 export { eventStoreContract } from './testing/event-store.contract';
-export type { EventStoreCase } from './testing/event-store.contract';
+export type { EventStoreBounds, EventStoreCase } from './testing/event-store.contract';

@@ -1,9 +1,10 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { McpBusEvent, McpEventBus } from './events/mcp-event.bus';
 import { ClassifiedMessage, JsonRpcResponse, Transport } from '@conduit-mcp/core';
 import { DispatchOrigin } from './dispatch/dispatch-origin.interface';
 import { TransportKind } from './dispatch/transport-facts.interface';
 import { McpDispatcher } from './dispatch/mcp.dispatcher';
+import { InFlightRequests } from './dispatch/in-flight.requests';
 import { McpEndpoint } from './dispatch/mcp-endpoint.interface';
 import { McpExplorer } from './discovery/mcp.explorer';
 import { McpModuleOptions } from './interfaces/mcp-module-options.interface';
@@ -22,7 +23,7 @@ import { connectTransport } from './transports/transport.connection';
  * have the `McpServer` facade.
  */
 @Injectable()
-export class McpServerHost implements McpEndpoint, OnApplicationBootstrap, BeforeApplicationShutdown {
+export class McpServerHost implements McpEndpoint, OnApplicationBootstrap {
   private readonly transports = new Set<string>();
   private unsubscribe: (() => void) | undefined;
 
@@ -34,10 +35,16 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap, Befor
     private readonly subscriptions: McpSubscriptionHub,
     readonly sessions: LiveSessions,
     @Inject(McpEventBus) private readonly bus: McpEventBus,
+    private readonly inFlight: InFlightRequests,
   ) {}
 
   get name(): string {
     return this.options.name;
+  }
+
+  /** Whether the server is shutting down (it takes no new requests). */
+  get stopping(): boolean {
+    return this.inFlight.closing;
   }
 
   /** Transports serving this server right now (`streamable-http`, `sse`, `stdio`, `memory`). */
@@ -52,8 +59,11 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap, Befor
     this.registry.onListChanged((kind) => this.publishQuietly({ type: 'list-changed', server: this.name, list: kind }));
   }
 
-  /** Ends every session while the HTTP server still runs: its close waits for open streams (a session's GET). */
-  beforeApplicationShutdown(): void {
+  /**
+   * Ends every session while the HTTP server still runs (its close waits for open streams, a session's GET). Called by
+   * `McpGracefulShutdown` once the requests in flight are done or cancelled.
+   */
+  stop(): void {
     this.unsubscribe?.();
     this.sessions.clear();
     this.transports.clear();

@@ -19,8 +19,15 @@ export const DEFAULT_BODY_LIMIT = 4 * 1024 * 1024;
 export const DEFAULT_PAGE_SIZE = 100;
 export const DEFAULT_MAX_IN_FLIGHT = 64;
 export const DEFAULT_INPUT_TIMEOUT_MS = 5 * 60_000;
+/** Most server-to-client requests (legacy `ctx.input.*`) of one session waiting for the client's answer. */
+export const DEFAULT_MAX_PENDING_INPUT = 16;
+/** Most bytes (their params' JSON size) of the server-to-client requests of one session waiting for an answer. */
+export const DEFAULT_MAX_PENDING_INPUT_BYTES = 8 * 1024 * 1024;
+/** Most bytes (estimated JSON size) of the pages of one list kept for reuse. */
+export const DEFAULT_MAX_LIST_CACHE_BYTES = 8 * 1024 * 1024;
 /** Most completion values returned by `completion/complete`, per the specification. */
 export const MAX_COMPLETION_VALUES = 100;
 /** Longest resource URI accepted (`resources/read`, subscriptions). */
 export const MAX_URI_LENGTH = 8_192;
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;

@@ -25,6 +25,9 @@ import { MCP_STATE_PROVIDERS } from './mcp.providers';
 import { McpRegistry } from './registry/mcp.registry';
 import { McpTelemetry } from './telemetry/mcp.telemetry';
 import { McpHttpBinding } from './transports/http/mcp-http.binding';
+import { InFlightRequests } from './dispatch/in-flight.requests';
+import { McpGracefulShutdown } from './shutdown/mcp-graceful.shutdown';
+import { RequestStateKeyWarning } from './eras/modern/mrtr/request-state-key.warning';
 
 /**
  * Turns the app's decorated providers into an MCP server: `McpModule.forRoot({ name, version })`. Import it once per
@@ -54,6 +57,9 @@ import { McpHttpBinding } from './transports/http/mcp-http.binding';
     McpTelemetry,
     McpHealthIndicator,
     McpHttpBinding,
+    InFlightRequests,
+    McpGracefulShutdown,
+    RequestStateKeyWarning,
     { provide: SchemaValidator, useFactory: () => new SchemaValidator() },
     ...MCP_STATE_PROVIDERS,
   ],

@@ -48,7 +48,12 @@ export const MCP_STATE_PROVIDERS: Provider[] = [
   {
     provide: LiveSessions,
     useFactory: (options: McpModuleOptions, store: SessionStore) =>
-      new LiveSessions({ maxSessions: httpOf(options).maxSessions, idleMs: httpOf(options).sessionIdleMs, store }),
+      new LiveSessions({
+        maxSessions: httpOf(options).maxSessions,
+        maxSessionsPerOwner: httpOf(options).maxSessionsPerPrincipal,
+        idleMs: httpOf(options).sessionIdleMs,
+        store,
+      }),
     inject: [MCP_MODULE_OPTIONS, SessionStore],
   },
 ];

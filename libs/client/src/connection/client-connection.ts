@@ -52,7 +52,7 @@ export class ClientConnection {
         era: this.negotiator.era ?? 'legacy',
       }),
     };
-    this.envelope = new ModernEnvelope(host);
+    this.envelope = new ModernEnvelope(host, options.maxListItems, options.maxListBytes);
     this.calls = new CallTable(host, this.envelope, options);
     this.negotiator = new EraNegotiator(config.id, config.era, host, this.calls);
     this.runner = new ServerRequestRunner(

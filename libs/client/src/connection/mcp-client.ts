@@ -17,8 +17,10 @@ import { McpClientModuleOptions, McpServerConfig } from '../interfaces/mcp-clien
 import { ClientTransport } from '../transports/client-transport.interface';
 import { ClientConnection } from './client-connection';
 import { McpInputResponder } from './input-responder.interface';
+import { ListPages } from './list-pages';
 import { McpCallOptions } from './mcp-call-options';
 import { McpClientState, McpListParams, McpListenHandle } from './mcp-client.types';
+import { ToolDeclarations } from './tool-declarations';
 
 export type { McpClientState, McpListenHandle } from './mcp-client.types';
 
@@ -29,6 +31,8 @@ export type { McpClientState, McpListenHandle } from './mcp-client.types';
  */
 export class McpClient {
   private readonly connection: ClientConnection;
+  private readonly pages: ListPages;
+  private readonly declarations: ToolDeclarations;
 
   constructor(
     readonly config: McpServerConfig,
@@ -37,6 +41,8 @@ export class McpClient {
     createTransport: (config: McpServerConfig['transport']) => ClientTransport,
   ) {
     this.connection = new ClientConnection(config, options, responder, createTransport);
+    this.pages = new ListPages((...page) => this.request(...page), options);
+    this.declarations = new ToolDeclarations(this.connection, this, options);
   }
 
   get id(): string {
@@ -103,23 +109,29 @@ export class McpClient {
     return this.request('server/discover', {}, options);
   }
 
-  /** One page of tools (with `cursor`), or every page when `cursor` is undefined and `all` is true (default). */
+  /**
+   * Every page of tools from `cursor` (within `maxListPages`, `maxListItems`, `maxListBytes` and the call's deadline),
+   * or one page with `all: false`.
+   */
   async listTools(params: McpListParams = {}, options?: McpCallOptions): Promise<Tool[]> {
-    const tools = await this.list<Tool>('tools/list', 'tools', params, options);
+    const tools = await this.pages.collect<Tool>('tools/list', 'tools', params, options);
     // A tool whose x-mcp-header declarations are invalid cannot be called correctly over HTTP: leave it out.
     return tools.filter((tool) => this.connection.envelope.learnTool(tool));
   }
 
+  /** Modern era over HTTP: a tool not listed yet is looked up first, for the `Mcp-Param-*` headers it declares. */
   callTool(name: string, args: Record<string, unknown> = {}, options?: McpCallOptions): Promise<CallToolResult> {
-    return this.request('tools/call', { name, arguments: args }, options);
+    const params = { name, arguments: args };
+    if (this.declarations.ready(name)) return this.request('tools/call', params, options);
+    return this.declarations.prepare(name, options).then((prepared) => this.request('tools/call', params, prepared));
   }
 
   listResources(params: McpListParams = {}, options?: McpCallOptions): Promise<Resource[]> {
-    return this.list('resources/list', 'resources', params, options);
+    return this.pages.collect('resources/list', 'resources', params, options);
   }
 
   listResourceTemplates(params: McpListParams = {}, options?: McpCallOptions): Promise<ResourceTemplate[]> {
-    return this.list('resources/templates/list', 'resourceTemplates', params, options);
+    return this.pages.collect('resources/templates/list', 'resourceTemplates', params, options);
   }
 
   readResource(uri: string, options?: McpCallOptions): Promise<ReadResourceResult> {
@@ -127,7 +139,7 @@ export class McpClient {
   }
 
   listPrompts(params: McpListParams = {}, options?: McpCallOptions): Promise<Prompt[]> {
-    return this.list('prompts/list', 'prompts', params, options);
+    return this.pages.collect('prompts/list', 'prompts', params, options);
   }
 
   getPrompt(name: string, args: Record<string, string> = {}, options?: McpCallOptions): Promise<GetPromptResult> {
@@ -176,20 +188,6 @@ export class McpClient {
   }
 
   // Helpers ---------------------------------------------------------------------------------------------------------
-
-  private async list<T>(method: string, key: string, params: McpListParams, options?: McpCallOptions): Promise<T[]> {
-    const items: T[] = [];
-    let cursor = params.cursor;
-    const seen = new Set<string>();
-    for (;;) {
-      const page = await this.request(method, cursor === undefined ? {} : { cursor }, options);
-      items.push(...((page[key] as T[]) ?? []));
-      const next = page.nextCursor;
-      if (params.all === false || typeof next !== 'string' || seen.has(next)) return items;
-      seen.add(next);
-      cursor = next;
-    }
-  }
 
   private async requireEra(era: Era, method: string, instead: string): Promise<void> {
     await this.connect();

@@ -59,3 +59,46 @@ describe('ModernEnvelope', () => {
     expect(envelope.learnTool(bad)).toBe(false);
   });
 });
+
+describe('ModernEnvelope: the tools it keeps', () => {
+  const tool = (name: string) => ({
+    name,
+    inputSchema: { type: 'object', properties: { city: { type: 'string', 'x-mcp-header': 'City' } } },
+  });
+
+  it('keeps at most maxTools, forgetting the one learnt first', () => {
+    const envelope = new ModernEnvelope(source('modern'), 2);
+    for (const name of ['a', 'b', 'c']) envelope.learnTool(tool(name));
+    expect(['a', 'b', 'c'].map((name) => envelope.knowsTool(name))).toEqual([false, true, true]);
+    expect(envelope.headers('tools/call', { name: 'a', arguments: { city: 'Oslo' } })).not.toHaveProperty(
+      'Mcp-Param-City',
+    );
+  });
+
+  it('knows an unlisted tool as having no header once told, and a tool with invalid declarations likewise', () => {
+    const envelope = new ModernEnvelope(source('modern'));
+    expect(envelope.knowsTool('ghost')).toBe(false);
+    envelope.assumeNoHeaders('ghost');
+    expect(envelope.knowsTool('ghost')).toBe(true);
+    const bad = {
+      name: 'bad',
+      inputSchema: { type: 'object', properties: { w: { type: 'object', 'x-mcp-header': 'W' } } },
+    };
+    expect(envelope.learnTool(bad)).toBe(false);
+    expect(envelope.knowsTool('bad')).toBe(true);
+    expect(envelope.headers('tools/call', { name: 'bad', arguments: { w: {} } })).toEqual({
+      'Mcp-Method': 'tools/call',
+      'Mcp-Name': 'bad',
+    });
+  });
+
+  it('does not let assumeNoHeaders overwrite a declaration it learnt', () => {
+    const envelope = new ModernEnvelope(source('modern'));
+    envelope.learnTool(tool('forecast'));
+    envelope.assumeNoHeaders('forecast');
+    expect(envelope.headers('tools/call', { name: 'forecast', arguments: { city: 'Oslo' } })).toHaveProperty(
+      'Mcp-Param-City',
+      'Oslo',
+    );
+  });
+});

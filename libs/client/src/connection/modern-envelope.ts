@@ -14,6 +14,7 @@ import {
   headerParamsOf,
   valueAtPath,
 } from '@conduit-mcp/core';
+import { DEFAULT_LIST_LIMITS } from './list-limits';
 
 /** What the envelope reads of its connection, when a request is sent. */
 export interface EnvelopeSource {
@@ -28,22 +29,56 @@ export interface EnvelopeSource {
  * What a request carries besides its own params: its `_meta` (a progress token; in the modern era the revision, the
  * client's capabilities and info and the log level, since nothing is remembered between requests) and, in the modern
  * era, the HTTP headers mirroring the body (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` from the tools' `x-mcp-header`
- * declarations, learnt when the tools are listed).
+ * declarations, learnt when the tools are listed; see `ToolDeclarations` for a call to a tool not listed yet).
  */
 export class ModernEnvelope {
+  // Insertion-ordered: past `maxTools`, or `maxToolBytes` of names and headers, the tool learnt first is forgotten
+  // (a later call lists the tools again).
   private readonly toolHeaders = new Map<string, HeaderParam[]>();
+  private toolHeaderBytes = 0;
 
-  constructor(private readonly source: EnvelopeSource) {}
+  constructor(
+    private readonly source: EnvelopeSource,
+    private readonly maxTools = DEFAULT_LIST_LIMITS.maxItems,
+    private readonly maxToolBytes = DEFAULT_LIST_LIMITS.maxBytes,
+  ) {}
 
   /**
    * Learns a listed tool's `x-mcp-header` parameters; false for a tool whose declarations are invalid, which cannot
-   * be called correctly over HTTP (the client leaves it out).
+   * be called correctly over HTTP (the client leaves it out, and calls it with no `Mcp-Param-*` header).
    */
   learnTool(tool: { name?: unknown; inputSchema?: unknown }): boolean {
     const schema = (tool.inputSchema ?? {}) as Record<string, unknown>;
-    if (headerDeclarationProblems(schema).length > 0) return false;
-    this.toolHeaders.set(String(tool.name), headerParamsOf(schema));
-    return true;
+    const valid = headerDeclarationProblems(schema).length === 0;
+    this.remember(String(tool.name), valid ? headerParamsOf(schema) : []);
+    return valid;
+  }
+
+  /** Whether the tool's declaration was seen (in a listing), or the listing showed it has none. */
+  knowsTool(name: string): boolean {
+    return this.toolHeaders.has(name);
+  }
+
+  /** A tool the server did not list: it is called with no `Mcp-Param-*` header, and not looked up again. */
+  assumeNoHeaders(name: string): void {
+    if (!this.toolHeaders.has(name)) this.remember(name, []);
+  }
+
+  private remember(name: string, headers: HeaderParam[]): void {
+    this.forget(name);
+    const bytes = declarationBytes(name, headers);
+    if (bytes > this.maxToolBytes) return;
+    this.toolHeaders.set(name, headers);
+    this.toolHeaderBytes += bytes;
+    while (this.toolHeaders.size > this.maxTools || this.toolHeaderBytes > this.maxToolBytes)
+      this.forget(this.toolHeaders.keys().next().value as string);
+  }
+
+  private forget(name: string): void {
+    const headers = this.toolHeaders.get(name);
+    if (headers === undefined) return;
+    this.toolHeaders.delete(name);
+    this.toolHeaderBytes -= declarationBytes(name, headers);
   }
 
   /** `params` with its `_meta` completed (`progressToken`: the request's id when the caller follows progress). */
@@ -83,4 +118,14 @@ export class ModernEnvelope {
     }
     return headers;
   }
+}
+
+// What a remembered declaration holds, as string length: the tool's name, and each header's name and path.
+function declarationBytes(name: string, headers: HeaderParam[]): number {
+  let bytes = name.length;
+  for (const { header, path } of headers) {
+    bytes += header.length;
+    for (const key of path) bytes += key.length;
+  }
+  return bytes;
 }

@@ -75,8 +75,28 @@ export interface McpClientModuleOptions {
   };
   /** Server log entries per connection. Default 50/s, bursts of 100. */
   logRateLimit?: McpRateLimit;
+  /**
+   * Most notifications (log entries included) of one connection waiting for their handlers; past it new ones are
+   * dropped (a warning is logged). Default 1 000.
+   */
+  maxQueuedNotifications?: number;
+  /** Most bytes (JSON size, estimated) of the notifications of one connection waiting; dropped past it. Default 8 MiB. */
+  maxQueuedNotificationBytes?: number;
   /** Most MRTR rounds of one call. Default 10. */
   maxInputRounds?: number;
+  /**
+   * Most pages one `listTools()` / `listResources()` / `listResourceTemplates()` / `listPrompts()` follows. Default
+   * 100. Past any of the list limits the call fails with kind `protocol` naming it (`{ cursor, all: false }` goes page
+   * by page); the call's `timeout` and `maxTotalTimeout` bound all its pages together.
+   */
+  maxListPages?: number;
+  /** Most items of one such listing; also the most tool declarations kept for `Mcp-Param-*` headers. Default 10 000. */
+  maxListItems?: number;
+  /**
+   * Most bytes of one such listing (its items and cursors as JSON); also the most bytes (names and header paths) of
+   * the tool declarations kept for `Mcp-Param-*` headers. Default 32 MiB.
+   */
+  maxListBytes?: number;
   /**
    * Replaces a built-in check with a class of yours (best a subclass of it, resolved from the app's providers or
    * created with the client module's), or disables it with `false`. Each choice is logged at start-up.

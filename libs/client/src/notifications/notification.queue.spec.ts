@@ -1,4 +1,4 @@
-import { NOTIFICATION_QUEUE_CAPACITY, NotificationQueue } from './notification.queue';
+import { NOTIFICATION_QUEUE_CAPACITY, NOTIFICATION_QUEUE_MAX_BYTES, NotificationQueue } from './notification.queue';
 
 function deferred() {
   let resolve!: () => void;
@@ -51,6 +51,33 @@ describe('NotificationQueue', () => {
     gate.resolve();
     await queue.drain();
     expect(queue.dropped).toBe(1);
+  });
+
+  it('drops items past maxBytes of waiting ones (8 MiB by default), counting them, and frees room as it goes', async () => {
+    expect(NOTIFICATION_QUEUE_MAX_BYTES).toBe(8 * 1024 * 1024);
+    const gate = deferred();
+    const seen: number[] = [];
+    const rooms: number[] = [];
+    const queue = new NotificationQueue<number>({
+      consume: async (n) => {
+        await gate.promise;
+        seen.push(n);
+      },
+      onError: () => undefined,
+      maxBytes: 100,
+      sizeOf: (n, room) => (rooms.push(room), n),
+    });
+    expect([queue.push(40), queue.push(40), queue.push(30), queue.push(20)]).toEqual([true, true, false, true]);
+    expect(queue.bytes).toBe(100);
+    expect(queue.dropped).toBe(1);
+    // The measure is told the room left, so a large item need not be measured in full.
+    expect(rooms).toEqual([100, 60, 20, 20]);
+    gate.resolve();
+    await queue.drain();
+    expect(seen).toEqual([40, 40, 20]);
+    expect(queue.bytes).toBe(0);
+    expect(queue.push(100)).toBe(true);
+    await queue.drain();
   });
 
   it('reports a consumer that throws or rejects and goes on', async () => {

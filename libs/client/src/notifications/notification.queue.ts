@@ -2,6 +2,8 @@ import { BoundedQueue } from '@conduit-mcp/core';
 
 /** Most notifications waiting in one connection's queue; new ones are dropped past it. */
 export const NOTIFICATION_QUEUE_CAPACITY = 1000;
+/** Most bytes of notifications waiting in one connection's queue; new ones are dropped past it. */
+export const NOTIFICATION_QUEUE_MAX_BYTES = 8 * 1024 * 1024;
 
 export interface NotificationQueueOptions<T> {
   /** Handles one item; the next waits until it returns or settles. */
@@ -10,22 +12,44 @@ export interface NotificationQueueOptions<T> {
   onError: (error: unknown, item: T) => void;
   /** Default {@link NOTIFICATION_QUEUE_CAPACITY}. */
   capacity?: number;
+  /** Default {@link NOTIFICATION_QUEUE_MAX_BYTES}; counted with `sizeOf`. */
+  maxBytes?: number;
+  /**
+   * An item's size in bytes, or any number above `room` once it is known to be larger than that (so a large item
+   * costs no more than the room left to measure). Default: items count no bytes.
+   */
+  sizeOf?: (item: T, room: number) => number;
 }
 
 /**
  * One connection's notifications, handled one at a time in arrival order, never on the producer's
- * call stack. Bounded: past `capacity` waiting items, new ones are dropped and counted.
+ * call stack. Bounded: past `capacity` waiting items or `maxBytes` of them, new ones are dropped and counted.
  */
 export class NotificationQueue<T> {
   private readonly waiting: BoundedQueue<T>;
+  // The size of each waiting item, in the same order.
+  private readonly sizes: BoundedQueue<number>;
+  private readonly maxBytes: number;
+  private readonly sizeOf: ((item: T, room: number) => number) | undefined;
+  private waitingBytes = 0;
+  private droppedForBytes = 0;
   private readonly consume: (item: T) => unknown;
   private readonly onError: (error: unknown, item: T) => void;
   private running = false;
   private closed = false;
   private idle: (() => void)[] = [];
 
-  constructor({ consume, onError, capacity = NOTIFICATION_QUEUE_CAPACITY }: NotificationQueueOptions<T>) {
+  constructor({
+    consume,
+    onError,
+    capacity = NOTIFICATION_QUEUE_CAPACITY,
+    maxBytes = NOTIFICATION_QUEUE_MAX_BYTES,
+    sizeOf,
+  }: NotificationQueueOptions<T>) {
     this.waiting = new BoundedQueue<T>(capacity);
+    this.sizes = new BoundedQueue<number>(capacity);
+    this.maxBytes = maxBytes;
+    this.sizeOf = sizeOf;
     this.consume = consume;
     this.onError = onError;
   }
@@ -35,14 +59,31 @@ export class NotificationQueue<T> {
     return this.waiting.size;
   }
 
-  /** Items dropped so far because the queue was full. */
-  get dropped(): number {
-    return this.waiting.dropped;
+  /** Bytes of the items waiting (as `sizeOf` measured them). */
+  get bytes(): number {
+    return this.waitingBytes;
   }
 
-  /** Queues `item`; false when it was dropped (queue full) or the queue is closed. */
+  /** Items dropped so far because the queue was full (in items or in bytes). */
+  get dropped(): number {
+    return this.waiting.dropped + this.droppedForBytes;
+  }
+
+  /** Queues `item`; false when it was dropped (queue full, in items or bytes) or the queue is closed. */
   push(item: T): boolean {
-    if (this.closed || !this.waiting.push(item)) return false;
+    if (this.closed) return false;
+    let size = 0;
+    if (this.sizeOf) {
+      const room = this.maxBytes - this.waitingBytes;
+      size = this.sizeOf(item, room);
+      if (size > room) {
+        this.droppedForBytes++;
+        return false;
+      }
+    }
+    if (!this.waiting.push(item)) return false;
+    this.sizes.push(size);
+    this.waitingBytes += size;
     if (!this.running) {
       this.running = true;
       queueMicrotask(() => void this.run());
@@ -64,6 +105,7 @@ export class NotificationQueue<T> {
   private async run(): Promise<void> {
     while (this.waiting.size > 0) {
       const item = this.waiting.shift() as T;
+      this.waitingBytes -= this.sizes.shift() ?? 0;
       try {
         await this.consume(item);
       } catch (error) {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ClientCapabilities, ErrorCode, sanitizeText } from '@conduit-mcp/core';
+import { ClientCapabilities, ErrorCode, jsonSizeUpTo, sanitizeText } from '@conduit-mcp/core';
 import {
   McpClientNotificationContext,
   McpInputContext,
@@ -84,7 +84,9 @@ export class McpClientResponder implements McpInputResponder {
     }
     const ctx = { client: server.client, serverId: server.serverId, era: server.era, method };
     if (!this.queue(server.serverId).push({ params, ctx })) {
-      this.logger.warn(`Dropped a notification of server "${server.serverId}": its queue is full`);
+      this.logger.warn(
+        `Dropped a notification of server "${server.serverId}": its queue is full (maxQueuedNotifications, maxQueuedNotificationBytes)`,
+      );
     }
   }
 
@@ -120,6 +122,10 @@ export class McpClientResponder implements McpInputResponder {
     let queue = this.queues.get(serverId);
     if (!queue) {
       queue = new NotificationQueue<QueuedNotification>({
+        capacity: this.options.maxQueuedNotifications,
+        maxBytes: this.options.maxQueuedNotificationBytes,
+        // The params as parsed have no JSON at hand any more: estimated, at most up to the room left.
+        sizeOf: (item, room) => jsonSizeUpTo(item.params, room),
         consume: (item) => this.deliver(item),
         onError: (error) =>
           this.logger.warn(

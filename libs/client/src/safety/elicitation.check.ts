@@ -4,6 +4,7 @@ import {
   ElicitResult,
   ErrorCode,
   SchemaValidator,
+  checkElicitResult,
   checkElicitationSchema,
   sanitizeText,
   isJsonObject,
@@ -34,7 +35,6 @@ export interface CheckedElicitation {
 }
 
 const MODES: readonly string[] = ['form', 'url'];
-const ACTIONS: readonly string[] = ['accept', 'decline', 'cancel'];
 
 /**
  * Checks `elicitation/create` params before the handler sees them (-32602 when refused): the mode must
@@ -67,22 +67,8 @@ export function checkElicitationAnswer(
   result: unknown,
   schemas: SchemaValidator,
 ): Checked<ElicitResult> {
-  if (!isJsonObject(result)) return broken('elicitation result must be an object');
-  const { action, content, _meta } = result;
-  if (typeof action !== 'string' || !ACTIONS.includes(action)) {
-    return broken('elicitation result action must be accept, decline or cancel');
-  }
-  const answer = { action } as ElicitResult;
-  if (isJsonObject(_meta)) answer._meta = _meta;
-  if (action !== 'accept') return accepted(answer);
-  if (request.mode === 'url') {
-    return content === undefined ? accepted(answer) : broken('a URL-mode accept carries no content');
-  }
-  if (content !== undefined && !isJsonObject(content)) return broken('elicitation content must be an object');
-  const problem = misfit(request.requestedSchema, content ?? {}, schemas);
-  if (problem) return broken(`elicitation ${problem}`);
-  if (content !== undefined) answer.content = content as ElicitResult['content'];
-  return accepted(answer);
+  const checked = checkElicitResult(request, result, schemas);
+  return checked.ok ? accepted(checked.value) : broken(checked.problem);
 }
 
 function checkUrlMode(
@@ -122,28 +108,6 @@ function checkFormMode(params: Record<string, unknown>): Checked<CheckedElicitat
     Object.entries(properties).map(([name, field]) => [name, { sensitiveSuspected: isSensitiveField(name, field) }]),
   );
   return accepted({ params: params as ElicitRequestParams, context: { mode: 'form', fields } });
-}
-
-/** Why `content` does not fit the form `schema`, or undefined when it does. */
-function misfit(schema: object, content: Record<string, unknown>, schemas: SchemaValidator): string | undefined {
-  const properties = (schema as { properties?: unknown }).properties;
-  for (const [name, value] of Object.entries(content)) {
-    const field = sanitizeText(name, 64);
-    if (!isJsonObject(properties) || !Object.hasOwn(properties, name)) return `content has undeclared field "${field}"`;
-    if (!isFieldValue(value)) return `content field "${field}" must be a string, number, boolean or string array`;
-  }
-  try {
-    const verdict = schemas.validate(schema, content);
-    return verdict.valid ? undefined : `content does not fit the schema: ${verdict.errors.join('; ')}`;
-  } catch {
-    return 'requestedSchema cannot be compiled';
-  }
-}
-
-function isFieldValue(value: unknown): boolean {
-  const type = typeof value;
-  if (type === 'string' || type === 'number' || type === 'boolean') return true;
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
 function parseUrl(text: string): URL | undefined {

@@ -1,4 +1,11 @@
-import { CreateMessageRequestParams, CreateMessageResult, Era, ErrorCode, isJsonObject } from '@conduit-mcp/core';
+import {
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  Era,
+  ErrorCode,
+  checkCreateMessageResult,
+  isJsonObject,
+} from '@conduit-mcp/core';
 import { McpClientModuleOptions } from '../interfaces/mcp-client-options.interface';
 import { Checked, accepted, refused } from './checked';
 
@@ -75,17 +82,8 @@ export function normalizeSamplingRequest(
 
 /** Checks the handler's answer before it is sent: a role, content and a model name, else -32603. */
 export function checkSamplingResult(result: unknown): Checked<CreateMessageResult> {
-  if (!isJsonObject(result)) return refused(ErrorCode.InternalError, 'sampling result must be an object');
-  if (!ROLES.includes(result.role as string)) {
-    return refused(ErrorCode.InternalError, 'sampling result role must be user or assistant');
-  }
-  if (typeof result.content !== 'object' || result.content === null) {
-    return refused(ErrorCode.InternalError, 'sampling result content must be a content block or an array of them');
-  }
-  if (typeof result.model !== 'string') {
-    return refused(ErrorCode.InternalError, 'sampling result model must be a string');
-  }
-  return accepted(result as unknown as CreateMessageResult);
+  const checked = checkCreateMessageResult(result);
+  return checked.ok ? accepted(checked.value) : refused(ErrorCode.InternalError, checked.problem);
 }
 
 function hasToolUse(content: unknown): boolean {

@@ -35,7 +35,7 @@ interface FollowedStream {
   signal: AbortSignal;
   lastEventId?: string;
   retryMs?: number;
-  /** Consecutive reconnections that brought nothing. */
+  /** Consecutive reconnections that failed or ended at once with no message. */
   failures: number;
 }
 
@@ -51,9 +51,11 @@ interface FollowedStream {
  * aborted or the transport closed: the server's, or a synthetic -32000 error (see `isSyntheticResponse`) when the
  * server refused it without a JSON-RPC answer (`data.status` holds the HTTP status), its reply was over
  * `maxMessageBytes` or not JSON, or its stream ended for good without the response. A reply stream that drops
- * after carrying event ids is resumed with `GET` + `Last-Event-ID`, waiting the server's `retry:` (else
- * `initialDelayMs`) grown by `growFactor` per attempt that brings nothing, at most `maxDelayMs`, for up to
- * `maxRetries` such attempts.
+ * after carrying event ids is resumed with `GET` + `Last-Event-ID`, waiting the server's `retry:` clamped to
+ * [`minDelayMs`, `maxDelayMs`] (else `initialDelayMs`), grown by `growFactor` per failed attempt and jittered, for up
+ * to `maxRetries` consecutive failed attempts. A reconnection fails when it is refused, or when it ends before
+ * delivering a message and before `stableAfterMs`: a server that answers every reconnection with an empty stream
+ * (whatever its `retry:`) is given up on, rather than reconnected to in a tight loop.
  *
  * A 404 to a request carrying our session id clears the id and reports a {@link SessionExpiredError} through
  * `onerror`. Redirects are followed within the server's origin only.
@@ -245,11 +247,13 @@ export class StreamableHttpClientTransport implements ClientTransport {
   // Reads an SSE stream to the end, reconnecting while it owes a response (reply) or for good (standalone).
   private async follow(first: Response, stream: FollowedStream): Promise<void> {
     let response: Response | undefined = first;
+    let reconnected = false;
     for (;;) {
       if (response) {
-        let progressed: boolean;
+        const openedAt = Date.now();
+        let delivered: boolean;
         try {
-          progressed = await this.readStream(response, stream);
+          delivered = await this.readStream(response, stream);
         } catch (error) {
           if (stream.signal.aborted) return;
           this.onerror?.(error as Error);
@@ -259,11 +263,14 @@ export class StreamableHttpClientTransport implements ClientTransport {
         if (stream.requestId !== undefined && stream.lastEventId === undefined) {
           return this.settle(stream, 'The response stream ended before the response, and cannot be resumed');
         }
-        stream.failures = progressed ? 0 : stream.failures + 1;
+        // Priming events and comments do not count: a server could send one on each connection and close it.
+        if (delivered || Date.now() - openedAt >= this.reconnect.stableAfterMs) stream.failures = 0;
+        else if (reconnected) stream.failures++;
       }
       if (stream.failures >= this.reconnect.maxRetries) {
-        this.onerror?.(new Error(`SSE stream lost: gave up after ${this.reconnect.maxRetries} reconnection attempts`));
-        return this.settle(stream, 'The response stream was lost');
+        const gaveUp = `gave up after ${this.reconnect.maxRetries} reconnection attempts`;
+        this.onerror?.(new Error(`SSE stream lost: ${gaveUp}`));
+        return this.settle(stream, `The response stream was lost (${gaveUp})`);
       }
       try {
         await sleep(reconnectDelay(this.reconnect, stream.failures, stream.retryMs), undefined, {
@@ -275,6 +282,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
       const next = await this.resume(stream);
       if (typeof next === 'string') return this.settle(stream, next);
       response = next;
+      reconnected = true;
     }
   }
 
@@ -309,17 +317,17 @@ export class StreamableHttpClientTransport implements ClientTransport {
     return undefined;
   }
 
-  // Reads one connection of a stream; true when it carried any event. Throws only MessageTooLargeError.
+  // Reads one connection of a stream; true when it delivered a message. Throws only MessageTooLargeError.
   private async readStream(response: Response, stream: FollowedStream): Promise<boolean> {
     const parser = new SseParser({ maxBufferSize: this.http.maxMessageBytes });
-    let progressed = false;
+    let delivered = false;
     try {
       await readSseBody(response, parser, this.http.maxMessageBytes, (event) => {
-        progressed = true;
         if (event.id !== undefined) stream.lastEventId = event.id === '' ? undefined : event.id;
         if ((event.event ?? 'message') !== 'message' || event.data === '') return;
         const parsed = parseJson(event.data);
         if (!parsed.ok) return this.onerror?.(new Error('The server sent an SSE event that is not JSON'));
+        delivered = true;
         for (const value of Array.isArray(parsed.value) ? parsed.value : [parsed.value]) this.deliverOn(stream, value);
       });
     } catch (error) {
@@ -328,7 +336,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
     } finally {
       if (parser.retry !== undefined) stream.retryMs = parser.retry;
     }
-    return progressed;
+    return delivered;
   }
 
   private deliverOn(stream: FollowedStream, value: unknown): void {

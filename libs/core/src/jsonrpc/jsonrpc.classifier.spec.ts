@@ -37,8 +37,33 @@ describe('classifyMessage', () => {
     });
   });
 
-  it('accepts finite non-integer numeric ids', () => {
-    expect(classifyMessage({ jsonrpc: '2.0', id: 1.5, method: 'ping' }).kind).toBe('request');
+  it.each([
+    ['a fractional id', 1.5],
+    ['an unsafe integer id', 2 ** 53 + 1],
+    ['a negative unsafe integer id', -(2 ** 53) - 1],
+    ['a NaN id', NaN],
+    ['a boolean id', true],
+    ['an array id', [1]],
+    ['a bigint id', 1n],
+  ])('refuses a request with %s, answering with a null id', (_name, id) => {
+    const refused = invalidReason({ jsonrpc: '2.0', id, method: 'ping' });
+    expect(refused.id).toBeNull();
+    expect(refused.error.message).toBe('id must be a string or a safe integer');
+  });
+
+  it('accepts string and safe-integer ids, the extremes included', () => {
+    for (const id of ['', 'a', 0, -0, -1, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER]) {
+      expect(classifyMessage({ jsonrpc: '2.0', id, method: 'ping' })).toEqual({
+        kind: 'request',
+        message: { jsonrpc: '2.0', id, method: 'ping' },
+      });
+    }
+  });
+
+  it('refuses responses whose id is neither a string nor a safe integer, and echoes no such id', () => {
+    expect(invalidReason({ jsonrpc: '2.0', id: 1.5, result: {} }).id).toBeNull();
+    expect(invalidReason({ jsonrpc: '2.0', id: 2 ** 53, error: { code: 1, message: 'x' } }).id).toBeNull();
+    expect(invalidReason({ jsonrpc: '1.0', id: 2.5, method: 'ping' }).id).toBeNull();
   });
 
   it.each([

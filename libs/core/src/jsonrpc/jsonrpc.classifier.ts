@@ -19,9 +19,12 @@ export type ClassifiedMessage =
 /** Result of {@link parseJson}. */
 export type ParsedJson = { ok: true; value: unknown } | { ok: false; error: McpError };
 
-/** A valid JSON-RPC id: a string or a finite number. */
+/**
+ * A valid MCP request id: a string or a safe integer. MCP narrows JSON-RPC's numbers to integers, and an integer past
+ * 2^53 would not survive a round trip through a JavaScript peer, so answers could reach the wrong request.
+ */
 export function isJsonRpcId(value: unknown): value is JsonRpcId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+  return typeof value === 'string' || Number.isSafeInteger(value);
 }
 
 /** Parses JSON text; a syntax error becomes a `-32700` parse error (the text is not echoed back). */
@@ -61,7 +64,7 @@ function classify(value: unknown): ClassifiedMessage {
     if (params !== undefined && !isJsonObject(params)) return invalid(validId, 'params must be an object');
     const withParams = params === undefined ? {} : { params };
     if (id === undefined) return { kind: 'notification', message: { jsonrpc: JSONRPC_VERSION, method, ...withParams } };
-    if (validId === null) return invalid(null, 'id must be a string or a number');
+    if (validId === null) return invalid(null, 'id must be a string or a safe integer');
     return { kind: 'request', message: { jsonrpc: JSONRPC_VERSION, id: validId, method, ...withParams } };
   }
 
@@ -72,13 +75,13 @@ function classify(value: unknown): ClassifiedMessage {
 
   if (hasResult) {
     const result = value.result;
-    if (validId === null) return invalid(null, 'Response id must be a string or a number');
+    if (validId === null) return invalid(null, 'Response id must be a string or a safe integer');
     if (!isJsonObject(result)) return invalid(validId, 'result must be an object');
     return { kind: 'response', message: { jsonrpc: JSONRPC_VERSION, id: validId, result } };
   }
 
   // An error response may carry a null id: the peer could not read ours.
-  if (id !== null && validId === null) return invalid(null, 'Response id must be a string, a number or null');
+  if (id !== null && validId === null) return invalid(null, 'Response id must be a string, a safe integer or null');
   const error = readErrorObject(value.error);
   if (!error) return invalid(validId, 'error must have an integer code and a string message');
   return {

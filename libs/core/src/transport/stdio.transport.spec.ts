@@ -99,6 +99,70 @@ describe('StdioTransport', () => {
     expect(sent).toBe(true);
   });
 
+  it('shares one wait for drain among the writes that found the output full', async () => {
+    const pending: (() => void)[] = [];
+    const output = new Writable({ highWaterMark: 1, write: (_chunk, _enc, cb) => void pending.push(cb) });
+    const transport = new StdioTransport(new PassThrough(), output);
+    transport.start();
+    const sends = Array.from({ length: 20 }, (_, id) => transport.send({ jsonrpc: '2.0', id, result: {} }));
+    await tick();
+    expect(output.listenerCount('drain')).toBe(1);
+    while (pending.length) pending.shift()!();
+    await Promise.all(sends);
+    expect(output.listenerCount('drain')).toBe(0);
+  });
+
+  it('with pauseInputWhileOutputFull, reads no more input until a full output drains', async () => {
+    const pending: (() => void)[] = [];
+    const output = new Writable({ highWaterMark: 1, write: (_chunk, _enc, cb) => void pending.push(cb) });
+    const input = new PassThrough();
+    const transport = new StdioTransport(input, output, { pauseInputWhileOutputFull: true });
+    const messages: unknown[] = [];
+    transport.onmessage = (message) => {
+      messages.push(message);
+      void transport.send({ jsonrpc: '2.0', id: (message as { id: number }).id, result: {} });
+    };
+    transport.start();
+    input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    await tick();
+    input.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await tick();
+    expect(messages).toHaveLength(1);
+    expect(input.isPaused()).toBe(true);
+    while (pending.length) pending.shift()!();
+    await tick();
+    expect(messages).toHaveLength(2);
+  });
+
+  it('without pauseInputWhileOutputFull, keeps reading while the output is full', async () => {
+    const output = new Writable({ highWaterMark: 1, write: () => undefined });
+    const input = new PassThrough();
+    const transport = new StdioTransport(input, output);
+    const messages: unknown[] = [];
+    transport.onmessage = (message) => {
+      messages.push(message);
+      transport.send({ jsonrpc: '2.0', id: (message as { id: number }).id, result: {} }).catch(() => undefined);
+    };
+    transport.start();
+    input.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    await tick();
+    input.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await tick();
+    expect(messages).toHaveLength(2);
+  });
+
+  it("writes with the output's write as it was when the transport was made", async () => {
+    const output = new PassThrough();
+    const transport = new StdioTransport(new PassThrough(), output);
+    transport.start();
+    const diverted: unknown[] = [];
+    output.write = ((chunk: unknown) => diverted.push(chunk) > 0) as typeof output.write;
+    await transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+    await tick();
+    expect(diverted).toEqual([]);
+    expect(String(output.read())).toBe('{"jsonrpc":"2.0","id":1,"result":{}}\n');
+  });
+
   it('rejects a send when the output closes before draining', async () => {
     const output = new Writable({ highWaterMark: 1, write: () => undefined });
     const transport = new StdioTransport(new PassThrough(), output);

@@ -5,12 +5,26 @@ import { LineFramer, LineFramerOptions, serializeLine } from './stdio-line.frame
 import { Transport } from './transport.interface';
 import { coalesceWrites } from './write-coalescing';
 
+/** Options of a {@link StdioTransport}. */
+export interface StdioTransportOptions extends LineFramerOptions {
+  /**
+   * Stop reading the input while the output holds more than its `highWaterMark` unsent (its `write()` returned false),
+   * until it drains: a peer that sends requests but does not read the answers cannot make this side buffer them
+   * without end. For a server's transport; never on both ends of one pair of pipes (each would wait for the other).
+   * Default false.
+   */
+  pauseInputWhileOutputFull?: boolean;
+}
+
 /**
  * Newline-delimited JSON-RPC over a pair of streams (a child's stdio, or `process.stdin`/`stdout`).
  *
  * A line that is not JSON is answered with a `-32700` error response and reported to `onerror`;
  * a line over `maxLineBytes` is answered with `-32600` "Message too large". Neither reaches
  * `onmessage`. `close()` stops reading but leaves the output open; the input's end closes the transport.
+ *
+ * The output's `write` is taken when the transport is made: replacing it later (McpStdio sends stray
+ * `process.stdout.write` calls to stderr) does not divert the protocol.
  */
 export class StdioTransport implements Transport {
   onmessage?: (message: unknown) => void;
@@ -18,15 +32,22 @@ export class StdioTransport implements Transport {
   onclose?: () => void;
 
   private readonly framer: LineFramer;
+  private readonly outputWrite: NodeJS.WritableStream['write'];
+  private readonly pauseWhileFull: boolean;
   private started = false;
   private closed = false;
+  private inputHeld = false;
+  // One wait for 'drain' shared by every write that found the output full.
+  private drained: Promise<void> | undefined;
 
   constructor(
     private readonly input: NodeJS.ReadableStream,
     private readonly output: NodeJS.WritableStream,
-    options: LineFramerOptions = {},
+    options: StdioTransportOptions = {},
   ) {
     this.framer = new LineFramer(options);
+    this.outputWrite = output.write;
+    this.pauseWhileFull = options.pauseInputWhileOutputFull === true;
   }
 
   /** Starts reading the input. */
@@ -87,8 +108,23 @@ export class StdioTransport implements Transport {
   // A failed write surfaces as the output's 'error' event (reported to onerror); a full output is waited out.
   private write(text: string): Promise<void> {
     coalesceWrites(this.output);
-    return this.output.write(text) ? Promise.resolve() : waitForDrain(this.output);
+    if (this.outputWrite.call(this.output, text)) return Promise.resolve();
+    if (this.pauseWhileFull) this.holdInput();
+    return (this.drained ??= waitForDrain(this.output).finally(() => (this.drained = undefined)));
   }
+
+  // Reading resumes on 'drain'; an output that fails or closes never drains, and its input stays paused.
+  private holdInput(): void {
+    if (this.inputHeld || this.closed) return;
+    this.inputHeld = true;
+    this.input.pause();
+    this.output.once('drain', this.releaseInput);
+  }
+
+  private readonly releaseInput = (): void => {
+    this.inputHeld = false;
+    if (!this.closed) this.input.resume();
+  };
 }
 
 function waitForDrain(stream: NodeJS.WritableStream): Promise<void> {

@@ -6,6 +6,9 @@ export type ToolInputCheck = { ok: true; value: unknown } | { ok: false; problem
 /** Validates tool arguments against a DTO class (class-validator) or a JSON Schema (ajv). */
 export interface ToolInputValidator {
   readonly schema: JsonSchemaObject;
-  /** Synchronous for a JSON Schema, a promise for a DTO class (class-validator validates asynchronously). */
+  /**
+   * Synchronous for a JSON Schema, a promise for a DTO class (class-validator validates asynchronously). Arguments past
+   * their bounds are refused before validation: it throws (or rejects with) an `McpError` -32602.
+   */
   check(args: Record<string, unknown>): ToolInputCheck | Promise<ToolInputCheck>;
 }

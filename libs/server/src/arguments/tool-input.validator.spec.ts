@@ -65,6 +65,53 @@ describe('tool input validators', () => {
     expect(createToolInputValidator(undefined, schemas).schema).toEqual({ type: 'object', properties: {} });
   });
 
+  describe('arguments past their bounds', () => {
+    const attack = () => Object.fromEntries(Array.from({ length: 200_000 }, (_, index) => [`k${index}`, index]));
+    const invalidParams = expect.objectContaining({
+      code: -32602,
+      message: expect.stringMatching(/^Invalid arguments: /),
+    });
+
+    it('refuses 200 000 keys to a DTO tool with -32602 before class-transformer sees them, well within a second', async () => {
+      const validator = createToolInputValidator(Person, schemas);
+      const args = attack();
+      const started = performance.now();
+      await expect(validator.check(args)).rejects.toEqual(invalidParams);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(await validator.check({ name: 'Ada', age: 36, address: { city: 'London' } })).toMatchObject({ ok: true });
+    });
+
+    it('refuses 200 000 keys to a JSON Schema tool with -32602, open or closed, before ajv sees them', () => {
+      for (const additionalProperties of [undefined, false]) {
+        const validator = createToolInputValidator(
+          {
+            type: 'object',
+            properties: { n: { type: 'number' } },
+            ...(additionalProperties === false ? { additionalProperties } : {}),
+          },
+          schemas,
+        );
+        const args = attack();
+        const started = performance.now();
+        expect(() => validator.check(args)).toThrow(invalidParams);
+        expect(performance.now() - started).toBeLessThan(1_000);
+        expect(validator.check({ n: 1 })).toEqual({ ok: true, value: { n: 1 } });
+      }
+    });
+
+    it('applies the limits it is given, and keeps reporting invalid arguments as problems', async () => {
+      const validator = createToolInputValidator(
+        { type: 'object', properties: { list: { type: 'array', items: { type: 'number' } } } },
+        schemas,
+        { maxKeys: 5 },
+      );
+      expect(() => validator.check({ list: [1, 2, 3, 4, 5] })).toThrow(/more than 5 object keys and array items/);
+      expect(validator.check({ list: [1, 'x'] })).toMatchObject({ ok: false, problems: ['/list/1 must be number'] });
+      const dto = createToolInputValidator(Person, schemas, { maxStringLength: 4 });
+      await expect(dto.check({ name: 'Grace' })).rejects.toThrow(/a string at \/name is longer than 4 characters/);
+    });
+  });
+
   it('refuses an invalid JSON Schema when it is declared', () => {
     expect(() =>
       createToolInputValidator({ type: 'object', properties: { n: { type: 'nonsense' } } } as never, schemas),

@@ -1,5 +1,7 @@
 import { Type } from '@nestjs/common';
-import { JsonSchemaObject, SchemaValidator } from '@conduit-mcp/core';
+import { JsonSchemaObject, SchemaValidator, invalidParams } from '@conduit-mcp/core';
+import type { McpArgumentLimits } from '../interfaces/mcp-module-options.interface';
+import { ArgumentBounds } from './argument-bounds';
 import { dtoSupport } from './dto-support';
 import { ToolInputCheck, ToolInputValidator } from './tool-input.interface';
 
@@ -9,23 +11,34 @@ export function isDtoClass(value: unknown): value is Type<object> {
   return typeof value === 'function';
 }
 
+/**
+ * The validator of a tool's arguments. Arguments past `limits` (see {@link ArgumentBounds}) are refused with -32602
+ * before any validation; arguments that fail validation come back as problems (a tool error, which the model reads).
+ */
 export function createToolInputValidator(
   input: Type<object> | JsonSchemaObject | undefined,
   schemas: SchemaValidator,
+  limits?: McpArgumentLimits,
 ): ToolInputValidator {
-  if (isDtoClass(input)) return new (dtoSupport().DtoInputValidator)(input);
-  return new JsonSchemaInputValidator(input ?? NO_ARGUMENTS, schemas);
+  if (isDtoClass(input)) return new (dtoSupport().DtoInputValidator)(input, limits);
+  return new JsonSchemaInputValidator(input ?? NO_ARGUMENTS, schemas, limits);
 }
 
 class JsonSchemaInputValidator implements ToolInputValidator {
+  private readonly bounds: ArgumentBounds;
+
   constructor(
     readonly schema: JsonSchemaObject,
     private readonly schemas: SchemaValidator,
+    limits: McpArgumentLimits | undefined,
   ) {
     schemas.assertValid(schema);
+    this.bounds = ArgumentBounds.forSchema(schema, limits, false);
   }
 
   check(args: Record<string, unknown>): ToolInputCheck {
+    const refusal = this.bounds.check(args);
+    if (refusal) throw invalidParams(refusal);
     const result = this.schemas.validate(this.schema, args);
     return result.valid ? { ok: true, value: args } : { ok: false, problems: result.errors };
   }

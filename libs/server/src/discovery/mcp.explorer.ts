@@ -1,11 +1,20 @@
-import { Injectable, Logger, Type } from '@nestjs/common';
+import { Inject, Injectable, Logger, Type } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { JsonSchemaObject, SchemaValidator, UriTemplate, headerParamsOf } from '@conduit-mcp/core';
+import {
+  JsonSchemaObject,
+  SPEC_TOOL_NAME_RULE,
+  SchemaValidator,
+  UriTemplate,
+  headerParamsOf,
+  isSpecToolName,
+} from '@conduit-mcp/core';
 import { InstanceWrapper } from '../invocation/nest-internals';
 import { McpCompletionOptions } from '../decorators/mcp-completion.decorator';
 import { McpPromptOptions } from '../decorators/mcp-prompt.decorator';
 import { McpResourceOptions } from '../decorators/mcp-resource.decorator';
 import { McpToolOptions } from '../decorators/mcp-tool.decorator';
+import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
+import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import {
   MCP_COMPLETION_METADATA,
   MCP_PARAMS_METADATA,
@@ -17,8 +26,6 @@ import { McpDeclarationError, McpRegistry } from '../registry/mcp.registry';
 import { dtoSupport } from '../arguments/dto-support';
 import { createToolInputValidator, isDtoClass } from '../arguments/tool-input.validator';
 import { McpHandlerFactory } from '../invocation/mcp-handler.factory';
-
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 interface DiscoveredMethod {
   wrapper: InstanceWrapper;
@@ -40,6 +47,7 @@ export class McpExplorer {
     private readonly reflector: Reflector,
     private readonly handlers: McpHandlerFactory,
     private readonly schemas: SchemaValidator,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
   ) {}
 
   explore(serverName: string, registry: McpRegistry): void {
@@ -87,10 +95,12 @@ export class McpExplorer {
 
   private addTool(registry: McpRegistry, method: DiscoveredMethod, options: McpToolOptions): void {
     const name = options.name ?? method.methodName;
-    if (!TOOL_NAME.test(name)) {
-      throw new McpDeclarationError(method.source, `tool name "${name}" must be 1-128 characters of A-Z a-z 0-9 _ . -`);
+    if (!isSpecToolName(name)) {
+      throw new McpDeclarationError(method.source, `tool name "${name}" must be ${SPEC_TOOL_NAME_RULE}`);
     }
-    const input = this.declared(method.source, () => createToolInputValidator(options.input, this.schemas));
+    const input = this.declared(method.source, () =>
+      createToolInputValidator(options.input, this.schemas, this.options.arguments),
+    );
     const outputSchema = options.output && this.declared(method.source, () => this.outputSchema(options.output!));
     registry.addTool({
       source: method.source,

@@ -22,6 +22,7 @@ import { McpEventBus } from '../events/mcp-event.bus';
 import { DispatchOrigin } from './dispatch-origin.interface';
 import { EraPlan, RouteOutcome } from './era-engine.interface';
 import { toWireError } from './error.mapper';
+import { InFlightRequests, shuttingDown } from './in-flight.requests';
 import { LegacyEra } from '../eras/legacy/legacy.era';
 import { ModernEra } from '../eras/modern/modern.era';
 import { McpParams, McpRequestRoute } from './mcp-route.interface';
@@ -48,6 +49,7 @@ export class McpDispatcher {
     private readonly legacy: LegacyEra,
     private readonly modern: ModernEra,
     @Inject(McpEventBus) private readonly bus: McpEventBus,
+    private readonly inFlight: InFlightRequests,
   ) {}
 
   handle(message: unknown, origin: DispatchOrigin): Promise<JsonRpcResponse | undefined> {
@@ -108,6 +110,7 @@ export class McpDispatcher {
     if (route?.kind !== 'request' || !route.eras.includes(era) || !this.supports(route)) {
       return this.fail(request, origin, era, started, methodNotFound(sanitizeText(request.method, 128)));
     }
+    if (this.inFlight.closing) return this.fail(request, origin, era, started, shuttingDown());
     if (session.inFlightCount >= (this.options.maxInFlightPerSession ?? DEFAULT_MAX_IN_FLIGHT)) {
       return this.fail(
         request,
@@ -127,6 +130,7 @@ export class McpDispatcher {
         new McpError(ErrorCode.InvalidRequest, 'A request with this id is already in flight'),
       );
     }
+    this.inFlight.began(session);
 
     try {
       const ctx = plan.context(cancellation);
@@ -136,15 +140,16 @@ export class McpDispatcher {
       } catch (error) {
         outcome = { ok: false, error };
       }
-      if (cancellation.aborted) return this.cancelled(request, origin, era, started);
+      if (cancellation.aborted) return this.aborted(request, origin, era, started);
       const result = plan.settle(outcome, ctx);
       this.report(request, origin, era, started, 'ok');
       return { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
-      if (cancellation.aborted) return this.cancelled(request, origin, era, started);
+      if (cancellation.aborted) return this.aborted(request, origin, era, started);
       return this.fail(request, origin, era, started, toWireError(error));
     } finally {
       session.endRequest(request.id, cancellation);
+      this.inFlight.ended(session);
     }
   }
 
@@ -157,6 +162,18 @@ export class McpDispatcher {
   ): JsonRpcResponse {
     this.report(request, origin, era, started, 'error', error.code);
     return errorResponse(request.id, error);
+  }
+
+  // Cancelled by the client, or by the end of its session: no response, per the specification. Cancelled because the
+  // server shuts down: the client did not ask for it, so it is told why (an HTTP reply may still carry it).
+  private aborted(
+    request: JsonRpcRequest,
+    origin: DispatchOrigin,
+    era: Era,
+    started: number,
+  ): JsonRpcResponse | undefined {
+    if (this.inFlight.closing && origin.session.closed) return this.fail(request, origin, era, started, shuttingDown());
+    return this.cancelled(request, origin, era, started);
   }
 
   /** A cancelled request gets no response, per the specification. */

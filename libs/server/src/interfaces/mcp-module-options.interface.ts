@@ -25,10 +25,37 @@ export interface McpHttpOptions {
   allowedOrigins?: string[] | false;
   /** Request body limit in bytes. Default 4 MiB. */
   bodyLimit?: number;
+  /**
+   * After a 413, the rest of the body is read and thrown away, up to this many bytes, so that the client gets to read
+   * the answer instead of a reset connection; a body with more left is cut off (`0`: at once). Default 8 MiB.
+   */
+  bodyDrainLimit?: number;
+  /** How long the rest of a body refused with 413 is read and thrown away before the connection is cut. Default 5 000 ms. */
+  bodyDrainTimeoutMs?: number;
+  /**
+   * Most messages in a JSON-RPC batch, on a session (or a stateless request) at a revision that has batches
+   * (2025-03-26 and older); a longer one is refused with 400 and -32600. Default 32.
+   */
+  maxBatchLength?: number;
   /** Interval of keep-alive comments on idle SSE streams. Default 15 000 ms. */
   keepAliveMs?: number;
-  /** Most live sessions; the least recently used is evicted past it. Default 10 000. */
+  /**
+   * Bytes an SSE response may hold that its client has not read yet; a client that lets more pile up is cut off (the
+   * connection is closed; a stateful session's stream can be resumed with `Last-Event-ID`). Default 8 MiB.
+   */
+  maxSseBufferBytes?: number;
+  /**
+   * Most live sessions. Past it a new session (`initialize`, an HTTP+SSE `GET`) is refused with 503 and `Retry-After`;
+   * no session is ended to make room, except those idle past `sessionIdleMs`. Default 10 000.
+   */
   maxSessions?: number;
+  /**
+   * Most live sessions of one caller: the authenticator's subject, or, for an anonymous caller, its address (an IPv6
+   * address by its /64). Refused as past `maxSessions`. Default 1 000.
+   */
+  maxSessionsPerPrincipal?: number;
+  /** The `Retry-After` (seconds) of a 503 refusing a session or a connection past a bound. Default 30. */
+  retryAfterSeconds?: number;
   /**
    * A session unused this long on this instance is ended here; the default store drops its record after as long.
    * Default 30 minutes.
@@ -46,6 +73,33 @@ export interface McpHttpOptions {
    * is 405). An origin CORS allows is also accepted by the Origin check.
    */
   cors?: McpCorsOptions | false;
+  /**
+   * Timeouts and connection caps set on the app's HTTP server (`app.getHttpServer()`) at start-up, for every request
+   * it serves, MCP or not. `false` leaves the server as the app configured it.
+   */
+  connections?: McpHttpConnectionOptions | false;
+}
+
+/** Timeouts and connection caps of the app's HTTP server (`http.connections`). */
+export interface McpHttpConnectionOptions {
+  /** Most connections open at once; more are answered 503 with `Retry-After` and closed, unread. Default 1 024. */
+  max?: number;
+  /**
+   * Most connections open at once from one client address (an IPv6 address by its /64); refused as past `max`.
+   * Behind a reverse proxy every client has the proxy's address: raise it there. Default 128.
+   */
+  maxPerAddress?: number;
+  /** How long a client may take to send a request's headers (`server.headersTimeout`); 408 past it. Default 10 000 ms. */
+  headersTimeoutMs?: number;
+  /** How long a client may take to send a whole request, body included (`server.requestTimeout`); 408 past it. Default 30 000 ms. */
+  requestTimeoutMs?: number;
+  /** How long an idle keep-alive connection is kept between requests (`server.keepAliveTimeout`). Default 5 000 ms. */
+  keepAliveTimeoutMs?: number;
+  /**
+   * A connection on which nothing moves this long is closed (`server.timeout`), unless it is waiting for the server
+   * itself (a handler still running, an SSE stream with nothing to send). Default 60 000 ms.
+   */
+  idleTimeoutMs?: number;
 }
 
 /** CORS of the MCP HTTP endpoints (`http.cors`). */
@@ -97,6 +151,21 @@ export interface McpModuleOptions {
   maxInFlightPerSession?: number;
   /** Timeout of a server-to-client request (elicitation, sampling, roots; legacy era). Default 5 minutes. */
   inputTimeoutMs?: number;
+  /**
+   * Most server-to-client requests of one session waiting for the client's answer (legacy era); past it `ctx.input.*`
+   * rejects at once with -32000. Default 16.
+   */
+  maxPendingInputPerSession?: number;
+  /**
+   * Most bytes (their params' JSON size) of the server-to-client requests of one session waiting for an answer
+   * (legacy era); a question that would pass it is refused like one past `maxPendingInputPerSession`. Default 8 MiB.
+   */
+  maxPendingInputBytesPerSession?: number;
+  /**
+   * Most bytes (JSON size, estimated) of the pages of one list (`tools/list`, …) kept for reuse; past it the oldest
+   * pages are dropped, and a page larger than it is built for each request. Default 8 MiB.
+   */
+  maxListCacheBytes?: number;
   /** Protocol eras served: `legacy` (initialize, sessions; 2024-11-05 … 2025-11-25), `modern` (2026-07-28). Default both. */
   eras?: Era[];
   /** Default caching hints of modern-era results; `@McpTool`, `@McpResource`, `@McpPrompt` may override. Default `{ ttlMs: 0, scope: 'private' }`. */
@@ -105,6 +174,18 @@ export interface McpModuleOptions {
   requestState?: McpRequestStateOptions;
   /** Most `subscriptions/listen` streams open at once. Default 1 000. */
   maxSubscriptions?: number;
+  /**
+   * At shutdown (`app.close()`, or a signal with `app.enableShutdownHooks()`), how long the requests in flight get to
+   * finish while new ones are refused (-32000, HTTP 503) and the HTTP server accepts no new connection. Those still
+   * running are then cancelled (their `ctx.signal` aborts), every stream and session ends, and a second later the HTTP
+   * server's remaining connections are closed. Default 10 000 ms.
+   */
+  shutdownGraceMs?: number;
+  /**
+   * Bounds on `tools/call` arguments, checked before they are validated: past one, the call is refused with -32602
+   * naming it, whatever the tool.
+   */
+  arguments?: McpArgumentLimits;
 }
 
 /**
@@ -132,4 +213,19 @@ export interface McpRequestStateOptions {
    * of the request (its headers, Origin; `raw` is the HTTP `IncomingMessage`). Default: none.
    */
   principal?: (transport: TransportFacts) => string | undefined;
+}
+
+/** Bounds on the arguments of a `tools/call` (`arguments`); each past one is refused with -32602. */
+export interface McpArgumentLimits {
+  /** Most object keys and array items in all the arguments. Default 10 000. */
+  maxKeys?: number;
+  /**
+   * Most keys of any one object in the arguments. An object whose schema admits no property beyond those it declares
+   * (a DTO class, `additionalProperties: false`) may hold no more keys than its declared properties. Default 256.
+   */
+  maxObjectKeys?: number;
+  /** Deepest nesting of objects and arrays, the arguments object being level 1. Default 32. */
+  maxDepth?: number;
+  /** Longest string, keys included, in UTF-16 code units. Default 1 048 576. */
+  maxStringLength?: number;
 }

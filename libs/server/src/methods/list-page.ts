@@ -1,10 +1,13 @@
 import { markConstant } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
+import { ListCursors } from './list-cursor';
 import { paginate } from './pagination';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
-import { DEFAULT_PAGE_SIZE } from '../mcp.constants';
+import { DEFAULT_MAX_LIST_CACHE_BYTES, DEFAULT_PAGE_SIZE } from '../mcp.constants';
 import { ALWAYS_ALLOWED } from '../registry/registry.types';
+import { sealingKeyOf } from '../sealing-key';
 import { cacheFields } from './cache-hint';
+import { ListPageCache } from './list-page.cache';
 
 interface Listable {
   definition: object;
@@ -22,14 +25,20 @@ const MAX_CACHED_PAGES = 256;
  * era, cursor and guard outcome, and marked constant, so its JSON is written once too.
  */
 export class ListPages {
-  private readonly pages = new Map<string, Record<string, unknown>>();
+  private readonly pages: ListPageCache;
   private guardedOf = new WeakMap<readonly Listable[], number[]>();
   private revision = -1;
+  private readonly cursors: ListCursors;
 
   constructor(
     private readonly key: string,
     private readonly options: McpModuleOptions,
-  ) {}
+  ) {
+    // Read at start-up, so that a bad requestState.secret stops the app rather than fails a request.
+    const sealingKey = sealingKeyOf(options);
+    this.cursors = new ListCursors(key, () => sealingKey);
+    this.pages = new ListPageCache(options.maxListCacheBytes ?? DEFAULT_MAX_LIST_CACHE_BYTES);
+  }
 
   async page(
     entries: readonly Listable[],
@@ -45,13 +54,18 @@ export class ListPages {
     const guarded = this.guarded(entries);
     const allowed = guarded.length ? await Promise.all(guarded.map((index) => entries[index].canActivate(ctx))) : [];
     const outcome = allowed.map((ok) => (ok ? '1' : '0')).join('');
+    // Only a page served is cached, so a cursor found here was checked when its page was built.
     const cacheKey =
-      cursor === undefined || typeof cursor === 'string' ? `${ctx.era}|${outcome}|${cursor ?? ''}` : undefined;
+      cursor === undefined
+        ? `${ctx.era}|${outcome}|`
+        : typeof cursor === 'string'
+          ? `${ctx.era}|${outcome}|c${cursor}`
+          : undefined;
     const cached = cacheKey === undefined ? undefined : this.pages.get(cacheKey);
     if (cached) return cached;
     const refused = new Set(guarded.filter((_, n) => !allowed[n]));
     const visible = refused.size ? entries.filter((_, index) => !refused.has(index)) : entries;
-    const { page, nextCursor } = paginate(visible, cursor, this.options.pageSize ?? DEFAULT_PAGE_SIZE);
+    const { page, nextCursor } = paginate(visible, cursor, this.options.pageSize ?? DEFAULT_PAGE_SIZE, this.cursors);
     let result: Record<string, unknown> = { [this.key]: page.map((entry) => entry.definition) };
     if (nextCursor) result.nextCursor = nextCursor;
     if (ctx.era === 'modern') result = { ...result, ...cacheFields(page, this.options.cache) };

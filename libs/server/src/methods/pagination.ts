@@ -1,29 +1,21 @@
-import { invalidParams } from '@conduit-mcp/core';
+import { randomBytes } from 'node:crypto';
+import { ListCursors } from './list-cursor';
 
-/** One page of a list and the opaque cursor of the next, if any. */
+/** Cursors for a caller that names no list and has no server key (a unit test): a random key, this process only. */
+const STANDALONE_CURSORS = new ListCursors('list', () => randomBytes(32));
+
+/**
+ * One page of a list and the opaque cursor of the next, if any. `cursors` are the list's own (a server's `ListPages`
+ * passes them); a cursor they did not issue is refused with -32602.
+ */
 export function paginate<T>(
   items: readonly T[],
   cursor: unknown,
   pageSize: number,
+  cursors: ListCursors = STANDALONE_CURSORS,
 ): { page: T[]; nextCursor?: string } {
-  const offset = cursor === undefined ? 0 : decodeCursor(cursor);
+  const offset = cursor === undefined ? 0 : cursors.decode(cursor);
   const page = items.slice(offset, offset + pageSize);
   const next = offset + pageSize;
-  return next < items.length ? { page, nextCursor: encodeCursor(next) } : { page };
-}
-
-function encodeCursor(offset: number): string {
-  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
-}
-
-function decodeCursor(cursor: unknown): number {
-  if (typeof cursor === 'string' && cursor.length <= 64) {
-    try {
-      const { o } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { o?: unknown };
-      if (Number.isSafeInteger(o) && (o as number) >= 0) return o as number;
-    } catch {
-      // fall through to the error below
-    }
-  }
-  throw invalidParams('Invalid cursor');
+  return next < items.length ? { page, nextCursor: cursors.encode(next) } : { page };
 }

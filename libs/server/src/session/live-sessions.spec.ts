@@ -1,6 +1,15 @@
 import { InMemorySessionStore } from './in-memory-session.store';
-import { LiveSessions } from './live-sessions';
+import { LiveSessions, SessionTicket } from './live-sessions';
 import { McpSession } from './mcp-session';
+
+// Admits and adds a session of `owner`; the refusal when there is no room.
+function open(sessions: LiveSessions, id: string, owner?: string): McpSession | string {
+  const ticket = sessions.admit(owner);
+  if (!(ticket instanceof SessionTicket)) return ticket;
+  const session = new McpSession(id);
+  sessions.add(session, ticket);
+  return session;
+}
 
 describe('LiveSessions', () => {
   const made: LiveSessions[] = [];
@@ -11,40 +20,59 @@ describe('LiveSessions', () => {
   };
   afterEach(() => made.splice(0).forEach((sessions) => sessions.clear()));
 
-  it('ends the least recently used session to make room, counting every lookup as a use', () => {
+  it('refuses a new session at the bound and ends none of the live ones to make room', () => {
     const sessions = live({ maxSessions: 2 });
-    const [a, b, c] = ['a', 'b', 'c'].map((id) => new McpSession(id));
-    sessions.add(a);
-    sessions.add(b);
-    expect(sessions.get('a')).toBe(a); // a is now the most recent: b goes first
-    sessions.add(c);
-    expect(b.closed).toBe(true);
-    expect(sessions.peek('b')).toBeUndefined();
-    expect([a.closed, c.closed]).toEqual([false, false]);
+    const a = open(sessions, 'a') as McpSession;
+    const b = open(sessions, 'b') as McpSession;
+    expect(open(sessions, 'c')).toBe('full');
+    expect([a.closed, b.closed]).toEqual([false, false]);
+    expect(sessions.size).toBe(2);
+    b.close(); // ending a session gives its room back
+    expect(open(sessions, 'c')).toBeInstanceOf(McpSession);
+    expect(open(sessions, 'd')).toBe('full');
   });
 
-  it('keeps the order right when the same session is looked up again and again, and after the newest one ends', () => {
-    const sessions = live({ maxSessions: 3 });
-    const [a, b, c, d, e] = ['a', 'b', 'c', 'd', 'e'].map((id) => new McpSession(id));
-    sessions.add(a);
-    sessions.add(b);
-    sessions.add(c);
-    sessions.get('b');
-    sessions.get('b');
-    sessions.get('a'); // order now c, b, a
-    c.close(); // ending a session removes it
-    expect(sessions.size).toBe(2);
-    sessions.add(d); // b, a, d
-    sessions.get('b'); // a, d, b
-    sessions.add(e); // a goes
-    expect(a.closed).toBe(true);
-    expect([b.closed, d.closed, e.closed]).toEqual([false, false, false]);
-    sessions.delete('e'); // the newest ends: the next lookups still reorder
-    sessions.get('d'); // b, d
-    sessions.add(new McpSession('f')); // b, d, f
-    sessions.add(new McpSession('g')); // b goes
-    expect(b.closed).toBe(true);
-    expect(d.closed).toBe(false);
+  it('counts the room a ticket holds until it is released, and gives it back once only', () => {
+    const sessions = live({ maxSessions: 2 });
+    const held = sessions.admit(undefined) as SessionTicket;
+    open(sessions, 'a');
+    expect(sessions.admit(undefined)).toBe('full'); // one live, one held
+    held.release();
+    held.release();
+    const next = sessions.admit(undefined) as SessionTicket;
+    expect(next).toBeInstanceOf(SessionTicket);
+    expect(sessions.admit(undefined)).toBe('full');
+    next.release();
+  });
+
+  it('bounds the sessions of one owner, leaving room for the others', () => {
+    const sessions = live({ maxSessions: 10, maxSessionsPerOwner: 2 });
+    const first = open(sessions, 'm1', 'mallory') as McpSession;
+    open(sessions, 'm2', 'mallory');
+    expect(open(sessions, 'm3', 'mallory')).toBe('owner-full');
+    expect(open(sessions, 'a1', 'alice')).toBeInstanceOf(McpSession);
+    sessions.delete(first.id); // deleting one frees the owner's room
+    expect(open(sessions, 'm3', 'mallory')).toBeInstanceOf(McpSession);
+    expect(open(sessions, 'm4', 'mallory')).toBe('owner-full');
+  });
+
+  it('sweeps sessions idle past idleMs to make room, and only those', () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    try {
+      const sessions = live({ maxSessions: 2, idleMs: 60_000 });
+      const idle = open(sessions, 'idle') as McpSession;
+      const busy = open(sessions, 'busy') as McpSession;
+      jest.setSystemTime(1_000_000 + 30_000);
+      sessions.get('busy'); // used half-way: not idle
+      expect(open(sessions, 'x')).toBe('full'); // nothing idle long enough yet
+      jest.setSystemTime(1_000_000 + 61_000);
+      const made = open(sessions, 'new');
+      expect(made).toBeInstanceOf(McpSession);
+      expect(idle.closed).toBe(true);
+      expect(busy.closed).toBe(false);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('finds a session for its own principal only', () => {
@@ -85,14 +113,14 @@ describe('LiveSessions', () => {
     expect(await store.get('quiet')).toMatchObject({ id: 'quiet', revision: '2025-11-25' });
   });
 
-  it('deletes the record of a session ended for good, and of one evicted to make room', async () => {
+  it('deletes the record of a session ended for good', async () => {
     const store = new InMemorySessionStore({});
     const sessions = live({ store, maxSessions: 1 });
     sessions.add(new McpSession('first'));
-    sessions.add(new McpSession('second')); // evicts the first
-    sessions.delete('second');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await store.get('first')).toBeDefined();
+    sessions.delete('first');
     await new Promise((resolve) => setImmediate(resolve));
     expect(await store.get('first')).toBeUndefined();
-    expect(await store.get('second')).toBeUndefined();
   });
 });

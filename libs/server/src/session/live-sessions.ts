@@ -5,8 +5,10 @@ import { SessionRecordChanges } from './session-record';
 
 /** Bounds of {@link LiveSessions}, and the store its sessions' records are written to. */
 export interface LiveSessionsOptions {
-  /** Most live sessions. Default 10 000. */
+  /** Most live sessions; past it {@link LiveSessions.admit} refuses new ones (nothing is evicted). Default 10 000. */
   maxSessions?: number;
+  /** Most live sessions of one owner (a principal, or an anonymous client's address). Default 1 000. */
+  maxSessionsPerOwner?: number;
   /**
    * A live session idle this long here (and with nothing in flight) is ended here; its record is left to the store's
    * idle expiry. Default 30 minutes.
@@ -16,23 +18,60 @@ export interface LiveSessionsOptions {
   store?: SessionStore;
 }
 
+/** Why {@link LiveSessions.admit} refused a new session: every slot is taken, or every slot of its owner. */
+export type SessionRefusal = 'full' | 'owner-full';
+
+/** Room for one new session, held from {@link LiveSessions.admit} until the session is added or the ticket released. */
+export class SessionTicket {
+  private held = true;
+
+  constructor(
+    readonly owner: string | undefined,
+    private readonly onRelease: (handedOver: boolean) => void,
+  ) {}
+
+  /** Gives the room back (the session was not made after all). Idempotent. */
+  release(): void {
+    this.end(false);
+  }
+
+  /** Hands the room to the session added with it; false when the ticket was already released. */
+  handOver(): boolean {
+    return this.end(true);
+  }
+
+  private end(handedOver: boolean): boolean {
+    if (!this.held) return false;
+    this.held = false;
+    this.onRelease(handedOver);
+    return true;
+  }
+}
+
 /**
  * The live sessions of this instance: the objects that hold what cannot be serialized (the outbound stream, in-flight
- * cancellations, pending server-to-client requests). Bounded and idle-evicting; ending a session removes it, removing
- * a session ends it. A session's serializable record lives in the `SessionStore`, shared by every instance.
+ * cancellations, pending server-to-client requests). Bounded in all and per owner; a new session past a bound is
+ * refused, never made room for by ending another: only sessions idle past `idleMs` (with nothing in flight) are
+ * ended, by a periodic sweep or when room is asked for. Ending a session removes it, removing a session ends it. A
+ * session's serializable record lives in the `SessionStore`, shared by every instance.
  */
 export class LiveSessions {
   private readonly sessions = new Map<string, McpSession>();
-  // The session last put at the most recently used end of `sessions`.
-  private newest: McpSession | undefined;
+  // Room held by tickets not yet handed over to a session.
+  private reserved = 0;
+  // Live sessions and held tickets per owner (owners with none are not kept).
+  private readonly owners = new Map<string, number>();
+  private lastSweep = 0;
   private readonly sweeper: NodeJS.Timeout;
   private readonly maxSessions: number;
+  private readonly maxPerOwner: number;
   private readonly idleMs: number;
   private readonly store: SessionStore | undefined;
   private readonly logger = new Logger('McpSessions');
 
   constructor(options: LiveSessionsOptions = {}) {
     this.maxSessions = options.maxSessions ?? 10_000;
+    this.maxPerOwner = options.maxSessionsPerOwner ?? 1_000;
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.store = options.store;
     this.sweeper = setInterval(() => this.evictIdle(), Math.min(this.idleMs, 60_000));
@@ -43,8 +82,45 @@ export class LiveSessions {
     return this.sessions.size;
   }
 
-  add(session: McpSession): void {
-    this.insert(session);
+  /**
+   * Room for a new session of `owner` (undefined: counted in all only), or why there is none. Sessions idle past
+   * `idleMs` are swept first when room is short (at most once a second, so a client refused again and again does
+   * not make every refusal scan every session).
+   */
+  admit(owner: string | undefined): SessionTicket | SessionRefusal {
+    let refusal = this.refusal(owner);
+    if (refusal && Date.now() - this.lastSweep >= Math.min(1_000, this.idleMs)) {
+      this.evictIdle();
+      refusal = this.refusal(owner);
+    }
+    if (refusal) return refusal;
+    this.reserved++;
+    this.count(owner, 1);
+    return new SessionTicket(owner, (handedOver) => {
+      this.reserved--;
+      if (!handedOver) this.count(owner, -1);
+    });
+  }
+
+  private refusal(owner: string | undefined): SessionRefusal | undefined {
+    if (this.sessions.size + this.reserved >= this.maxSessions) return 'full';
+    if (owner !== undefined && (this.owners.get(owner) ?? 0) >= this.maxPerOwner) return 'owner-full';
+    return undefined;
+  }
+
+  private count(owner: string | undefined, delta: number): void {
+    if (owner === undefined) return;
+    const count = (this.owners.get(owner) ?? 0) + delta;
+    if (count > 0) this.owners.set(owner, count);
+    else this.owners.delete(owner);
+  }
+
+  /**
+   * Keeps a session live here and writes its record to the store. With the `ticket` {@link admit} gave, the session
+   * takes the room it held; without one (stdio, `McpServer.connect`), it is counted but was never refused.
+   */
+  add(session: McpSession, ticket?: SessionTicket): void {
+    this.insert(session, ticket?.handOver() ? ticket.owner : undefined);
     if (this.store && session.persistent) {
       const created = this.store.create(session.record());
       this.written(
@@ -54,18 +130,12 @@ export class LiveSessions {
     }
   }
 
-  // Makes room (ending the least recently used session past the bound) and keeps the session live here.
-  private insert(session: McpSession): void {
-    while (this.sessions.size >= this.maxSessions) {
-      const oldest = this.leastRecentlyUsed();
-      if (!oldest) break;
-      this.drop(oldest.id, true);
-    }
+  // Keeps the session live here; its owner's count goes down when it ends.
+  private insert(session: McpSession, owner: string | undefined): void {
     this.sessions.set(session.id, session);
-    this.newest = session;
     session.onClose(() => {
-      this.sessions.delete(session.id);
-      if (this.newest === session) this.newest = undefined;
+      if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
+      this.count(owner, -1);
     });
   }
 
@@ -98,12 +168,6 @@ export class LiveSessions {
     if (!session) return undefined;
     session.touch();
     this.touchRecord(session);
-    // Re-insert so Map order stays least-recently-used first (nothing to move when it is the most recent already).
-    if (this.newest !== session) {
-      this.sessions.delete(id);
-      this.sessions.set(id, session);
-      this.newest = session;
-    }
     return session;
   }
 
@@ -118,13 +182,14 @@ export class LiveSessions {
     return this.store ? this.adopt(id, principal) : undefined;
   }
 
+  // Adopting is not refused at the bound: the session exists already (the store admitted it, and bounds it).
   private async adopt(id: string, principal: string | undefined): Promise<McpSession | undefined> {
     const record = await this.store!.get(id);
     if (!record || record.revision === undefined || record.principal !== principal) return undefined;
     const raced = this.get(id); // another request of the client adopted it meanwhile
     if (raced) return raced;
     const session = McpSession.fromRecord(record);
-    this.insert(session);
+    this.insert(session, undefined);
     return session;
   }
 
@@ -159,12 +224,9 @@ export class LiveSessions {
     this.written(this.store.touch(session.id), session.id);
   }
 
-  private leastRecentlyUsed(): McpSession | undefined {
-    return this.sessions.values().next().value;
-  }
-
   private evictIdle(): void {
-    const cutoff = Date.now() - this.idleMs;
+    this.lastSweep = Date.now();
+    const cutoff = this.lastSweep - this.idleMs;
     for (const session of [...this.sessions.values()]) {
       // Idle here is not idle everywhere: another instance may be serving the session. Its record stays, for the
       // store's own idle expiry to end (the record's clock restarts with the session's activity, see touchRecord).

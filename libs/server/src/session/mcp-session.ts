@@ -8,6 +8,7 @@ import {
   LoggingLevel,
   McpError,
   ErrorCode,
+  jsonSizeUpTo,
 } from '@conduit-mcp/core';
 import { randomUUID } from 'node:crypto';
 import { McpAbortedError } from '../errors/mcp-aborted.error';
@@ -52,6 +53,8 @@ export class McpSession {
   private readonly inFlight = new Map<JsonRpcId, RequestCancellation>();
   // Made on first use: most sessions (every modern or stateless HTTP request has one) never ask the client anything.
   private pendingRequests: Map<string, PendingRequest> | undefined;
+  // The JSON size of the params of the requests in `pendingRequests`.
+  private pendingBytes = 0;
   private closeListeners: Set<() => void> | undefined;
   private nextRequestId = 0;
 
@@ -173,15 +176,40 @@ export class McpSession {
 
   /**
    * Sends a server-to-client request on `sink` and resolves with the client's result.
-   * Rejects with the client's error, on timeout, on `signal` abort, or when the session ends.
+   * Rejects with the client's error, on timeout, on `signal` abort, or when the session ends; at once when the
+   * session already has `maxPending` requests waiting for an answer, or when this one's params would take those
+   * waiting past `maxPendingBytes` (their JSON size).
    */
   request(
     method: string,
     params: Record<string, unknown>,
     sink: MessageSink,
-    options: { timeoutMs: number; signal?: AbortSignal },
+    options: { timeoutMs: number; signal?: AbortSignal; maxPending?: number; maxPendingBytes?: number },
   ): Promise<Record<string, unknown>> {
     if (this.ended) return Promise.reject(new McpError(ErrorCode.ServerError, 'Session ended'));
+    // Each one holds a timer and its asker's state until the client answers, which only the client decides.
+    const { maxPending, maxPendingBytes } = options;
+    if (maxPending !== undefined && (this.pendingRequests?.size ?? 0) >= maxPending) {
+      return Promise.reject(
+        new McpError(
+          ErrorCode.ServerError,
+          `Too many requests to the client waiting for its answer in this session (at most ${maxPending})`,
+        ),
+      );
+    }
+    let bytes = 0;
+    if (maxPendingBytes !== undefined) {
+      const room = maxPendingBytes - this.pendingBytes;
+      bytes = jsonSizeUpTo(params, Math.max(room, 0));
+      if (bytes > room) {
+        return Promise.reject(
+          new McpError(
+            ErrorCode.ServerError,
+            `The requests to the client waiting for its answer in this session would pass ${maxPendingBytes} bytes`,
+          ),
+        );
+      }
+    }
     const id = `s${++this.nextRequestId}`;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
@@ -209,9 +237,10 @@ export class McpSession {
       const cleanup = () => {
         clearTimeout(timer);
         options.signal?.removeEventListener('abort', onAbort);
-        this.pending.delete(id);
+        if (this.pending.delete(id)) this.pendingBytes -= bytes;
       };
       this.pending.set(id, { resolve, reject, cleanup });
+      this.pendingBytes += bytes;
       if (options.signal?.aborted) return onAbort();
       options.signal?.addEventListener('abort', onAbort, { once: true });
       if (!sink.send({ jsonrpc: '2.0', id, method, params })) {
@@ -239,13 +268,16 @@ export class McpSession {
     return () => listeners.delete(listener);
   }
 
-  /** Ends the session: aborts in-flight requests, fails pending server-to-client requests, tells listeners. */
-  close(): void {
+  /**
+   * Ends the session: aborts in-flight requests (their signal's reason an `McpAbortedError` with `reason`), fails
+   * pending server-to-client requests, tells listeners.
+   */
+  close(reason = 'Session ended'): void {
     if (this.ended) return;
     this.ended = true;
     // Most sessions end with nothing in flight, pending or listening (every modern-era request has one).
     if (this.inFlight.size) {
-      for (const cancellation of this.inFlight.values()) cancellation.abort(new McpAbortedError('Session ended'));
+      for (const cancellation of this.inFlight.values()) cancellation.abort(new McpAbortedError(reason));
       this.inFlight.clear();
     }
     if (this.pendingRequests?.size) {

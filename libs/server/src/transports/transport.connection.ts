@@ -1,4 +1,13 @@
-import { JsonRpcMessage, JsonRpcResponse, Transport } from '@conduit-mcp/core';
+import {
+  DEFAULT_MAX_BATCH_LENGTH,
+  ErrorCode,
+  JsonRpcMessage,
+  JsonRpcResponse,
+  Transport,
+  checkBatchRevision,
+  checkBatchShape,
+  errorResponse,
+} from '@conduit-mcp/core';
 import { TransportKind, messageTransportFacts } from '../dispatch/transport-facts.interface';
 import { McpEndpoint } from '../dispatch/mcp-endpoint.interface';
 import { McpSession } from '../session/mcp-session';
@@ -9,10 +18,16 @@ const MAX_UNSENT_NOTIFICATIONS = 1_000;
 
 /**
  * Serves one message transport (stdio, an in-memory pair) as one session: every incoming message goes to the
- * dispatcher, every response and server-initiated message goes back out on the same transport. JSON-RPC batches
- * (2025-03-26) are answered with a batch.
+ * dispatcher, every response and server-initiated message goes back out on the same transport. JSON-RPC batches are
+ * answered with a batch on a session whose revision has them (2025-03-26 and older), at most `maxBatchLength` long;
+ * any other batch is refused whole with -32600, before any of its messages is looked at.
  */
-export function connectTransport(endpoint: McpEndpoint, transport: Transport, kind: TransportKind): McpSession {
+export function connectTransport(
+  endpoint: McpEndpoint,
+  transport: Transport,
+  kind: TransportKind,
+  maxBatchLength = DEFAULT_MAX_BATCH_LENGTH,
+): McpSession {
   const session = new McpSession();
   session.openedOver = kind;
   let open = true;
@@ -42,7 +57,9 @@ export function connectTransport(endpoint: McpEndpoint, transport: Transport, ki
     if (response && (!Array.isArray(response) || response.length)) sink.send(response as JsonRpcMessage);
   };
   transport.onmessage = (message) => {
-    if (Array.isArray(message) && message.length) {
+    if (Array.isArray(message)) {
+      const refusal = batchRefusal(message, session, maxBatchLength);
+      if (refusal) return void sink.send(refusal);
       void Promise.all(message.map((item) => endpoint.handle(item, origin))).then((responses) =>
         reply(responses.filter((item): item is JsonRpcResponse => item !== undefined)),
       );
@@ -61,4 +78,17 @@ export function connectTransport(endpoint: McpEndpoint, transport: Transport, ki
     void transport.close().catch(() => undefined);
   });
   return session;
+}
+
+/** Why a batch is refused (no revision negotiated yet, a revision without batches, its shape), or undefined. */
+function batchRefusal(batch: unknown[], session: McpSession, maxLength: number): JsonRpcResponse | undefined {
+  const shape = checkBatchShape(batch, maxLength);
+  const verdict = !shape.ok
+    ? shape
+    : session.revision
+      ? checkBatchRevision(session.revision)
+      : { ok: false as const, message: 'Invalid Request: a batch needs a session initialized at 2025-03-26 or older' };
+  return verdict.ok
+    ? undefined
+    : errorResponse(undefined, { code: ErrorCode.InvalidRequest, message: verdict.message });
 }

@@ -7,12 +7,25 @@ import {
   ListRootsResult,
   McpError,
   ErrorCode,
+  AnswerCheck,
+  SchemaValidator,
+  checkCreateMessageResult,
+  checkElicitResult,
   checkElicitationSchema,
+  checkListRootsResult,
+  sanitizeText,
 } from '@conduit-mcp/core';
 import { McpSession } from '../../session/mcp-session';
 import { MessageSink } from '../../session/message-sink.interface';
 import { RequestCancellation } from '../../session/request-cancellation';
 import { McpInput } from '../../context/mcp-input.interface';
+
+/** How long a question waits for its answer, and how many (and how many bytes of them) a session may have waiting. */
+export interface LegacyInputLimits {
+  timeoutMs: number;
+  maxPending: number;
+  maxPendingBytes: number;
+}
 
 /** Legacy era: each question is a server-to-client request on the request's stream, awaited for its answer. */
 export class LegacyInput implements McpInput {
@@ -21,7 +34,8 @@ export class LegacyInput implements McpInput {
     /** Where the request's messages go now (its invocation's sink, which can be re-pointed). */
     private readonly sinkOf: () => MessageSink | undefined,
     private readonly cancellation: RequestCancellation,
-    private readonly timeoutMs: number,
+    private readonly limits: LegacyInputLimits,
+    private readonly schemas: SchemaValidator,
   ) {}
 
   async elicit(_key: string, params: ElicitRequestParams): Promise<ElicitResult> {
@@ -34,20 +48,19 @@ export class LegacyInput implements McpInput {
     this.require(mode === 'url' ? 'elicitation.url' : 'elicitation', 'elicitation/create', (c) =>
       mode === 'url' ? !!c.elicitation?.url : !!c.elicitation,
     );
-    return (await this.ask('elicitation/create', params as Record<string, unknown>)) as unknown as ElicitResult;
+    const answer = await this.ask('elicitation/create', params as Record<string, unknown>);
+    return answered('elicitation/create', checkElicitResult(params, answer, this.schemas));
   }
 
   async sample(_key: string, params: CreateMessageRequestParams): Promise<CreateMessageResult> {
     this.require('sampling', 'sampling/createMessage', (c) => !!c.sampling);
-    return (await this.ask(
-      'sampling/createMessage',
-      params as unknown as Record<string, unknown>,
-    )) as unknown as CreateMessageResult;
+    const answer = await this.ask('sampling/createMessage', params as unknown as Record<string, unknown>);
+    return answered('sampling/createMessage', checkCreateMessageResult(answer));
   }
 
   async roots(_key: string): Promise<ListRootsResult> {
     this.require('roots', 'roots/list', (c) => !!c.roots);
-    return (await this.ask('roots/list', {})) as unknown as ListRootsResult;
+    return answered('roots/list', checkListRootsResult(await this.ask('roots/list', {})));
   }
 
   private require(name: string, method: string, has: (capabilities: ClientCapabilities) => boolean): void {
@@ -65,6 +78,25 @@ export class LegacyInput implements McpInput {
     if (!sink || sink.closed) {
       return Promise.reject(new McpError(ErrorCode.ServerError, `No open stream to send ${method} on`));
     }
-    return this.session.request(method, params, sink, { timeoutMs: this.timeoutMs, signal: this.cancellation.signal });
+    const { timeoutMs, maxPending, maxPendingBytes } = this.limits;
+    return this.session.request(method, params, sink, {
+      timeoutMs,
+      signal: this.cancellation.signal,
+      maxPending,
+      maxPendingBytes,
+    });
   }
+}
+
+/**
+ * The client's answer, checked as the modern era checks its input responses (one check per kind, in core): an answer
+ * that breaks the question (an unknown action, a form answer outside the requested schema) never reaches the handler
+ * as valid.
+ */
+function answered<T>(method: string, check: AnswerCheck<T>): T {
+  if (check.ok) return check.value;
+  throw new McpError(
+    ErrorCode.InvalidParams,
+    `Invalid answer from the client to ${method}: ${sanitizeText(check.problem, 512)}`,
+  );
 }

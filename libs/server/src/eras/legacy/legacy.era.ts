@@ -1,11 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DEFAULT_HTTP_REVISION, ErrorCode, JsonRpcRequest, McpError, sanitizeText } from '@conduit-mcp/core';
-import { LegacyInput } from './legacy-input';
+import {
+  DEFAULT_HTTP_REVISION,
+  ErrorCode,
+  JsonRpcRequest,
+  McpError,
+  SchemaValidator,
+  sanitizeText,
+} from '@conduit-mcp/core';
+import { LegacyInput, LegacyInputLimits } from './legacy-input';
 import { McpInvocation } from '../../context/mcp-invocation';
 import { McpRequestContext } from '../../context/mcp-request-context';
 import { McpRequestState } from '../../context/mcp-request-state';
 import { McpModuleOptions } from '../../interfaces/mcp-module-options.interface';
-import { DEFAULT_INPUT_TIMEOUT_MS } from '../../mcp.constants';
+import {
+  DEFAULT_INPUT_TIMEOUT_MS,
+  DEFAULT_MAX_PENDING_INPUT,
+  DEFAULT_MAX_PENDING_INPUT_BYTES,
+} from '../../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../../mcp.module-definition';
 import { servesEra, supportedRevisions } from '../../server-info';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
@@ -18,7 +29,18 @@ import { metaOf } from '../request-meta';
  */
 @Injectable()
 export class LegacyEra implements EraEngine {
-  constructor(@Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions) {}
+  private readonly inputLimits: LegacyInputLimits;
+
+  constructor(
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    private readonly schemas: SchemaValidator,
+  ) {
+    this.inputLimits = {
+      timeoutMs: options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS,
+      maxPending: options.maxPendingInputPerSession ?? DEFAULT_MAX_PENDING_INPUT,
+      maxPendingBytes: options.maxPendingInputBytesPerSession ?? DEFAULT_MAX_PENDING_INPUT_BYTES,
+    };
+  }
 
   plan(request: JsonRpcRequest, origin: DispatchOrigin): EraPlan {
     if (!servesEra(this.options, 'legacy')) {
@@ -38,12 +60,7 @@ export class LegacyEra implements EraEngine {
       era: 'legacy',
       revision,
       context: (cancellation) => {
-        const input = new LegacyInput(
-          session,
-          () => invocation.sink,
-          cancellation,
-          this.options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS,
-        );
+        const input = new LegacyInput(session, () => invocation.sink, cancellation, this.inputLimits, this.schemas);
         const invocation: McpInvocation = new McpInvocation({
           server: this.options.name,
           method: request.method,

@@ -53,7 +53,8 @@ function expectHeader(
   const given = single(headers, name, label);
   if (given === undefined) throw mismatch(`${label} header is missing`);
   const value = encoded ? decode(given, label) : given;
-  if (value !== expected) throw mismatch(`${label} header value "${sanitizeText(value, 64)}" does not match the body`);
+  if (value !== expected && !(encoded && typeof expected === 'string' && value === wellFormed(expected)))
+    throw mismatch(`${label} header value "${sanitizeText(value, 64)}" does not match the body`);
 }
 
 function single(headers: TransportHeaders, name: string, label: string): string | undefined {
@@ -69,10 +70,18 @@ function decode(value: string, label: string): string {
 }
 
 function sameValue(header: string, value: unknown): boolean {
-  if (typeof value === 'string') return header === value;
+  if (typeof value === 'string') return header === value || header === wellFormed(value);
   if (typeof value === 'boolean') return header === String(value);
   if (typeof value === 'number') return header.trim() !== '' && Number(header) === value;
   return false;
+}
+
+/**
+ * A header carries UTF-8, where a lone surrogate of the JSON body can only travel as U+FFFD: a client encoding the
+ * body's string faithfully sends that, and it is the same value.
+ */
+function wellFormed(text: string): string {
+  return (text as string & { toWellFormed(): string }).toWellFormed();
 }
 
 function mismatch(message: string): McpError {

@@ -26,6 +26,8 @@ import { serverInfoOf, servesEra, supportedRevisions } from '../../server-info';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { EraEngine, EraPlan } from '../../dispatch/era-engine.interface';
 import { metaOf } from '../request-meta';
+import { ArgumentBounds } from '../../arguments/argument-bounds';
+import { sealingKeyOf } from '../../sealing-key';
 
 const DEFAULT_STATE_TTL_MS = 10 * 60_000;
 
@@ -37,6 +39,7 @@ const DEFAULT_STATE_TTL_MS = 10 * 60_000;
 @Injectable()
 export class ModernEra implements EraEngine {
   private readonly codec: RequestStateCodec | undefined;
+  private readonly paramBounds: ArgumentBounds;
   private readonly supported: string[];
   private readonly modern: readonly string[];
   private readonly serverInfo: Implementation;
@@ -52,10 +55,11 @@ export class ModernEra implements EraEngine {
     this.modern = servesEra(options, 'modern') ? MODERN_REVISIONS : [];
     this.serverInfo = serverInfoOf(options);
     this.serverMeta = Object.freeze({ [META_SERVER_INFO]: this.serverInfo });
-    // Only a server that serves the modern era seals request states (and warns about a per-process key).
+    // Only a server that serves the modern era seals request states (RequestStateKeyWarning warns about a random key).
     this.codec = this.modern.length
-      ? new RequestStateCodec(options.requestState?.secret, options.requestState?.ttlMs ?? DEFAULT_STATE_TTL_MS)
+      ? new RequestStateCodec(sealingKeyOf(options), options.requestState?.ttlMs ?? DEFAULT_STATE_TTL_MS)
       : undefined;
+    this.paramBounds = ArgumentBounds.forParams(options.arguments);
   }
 
   plan(request: JsonRpcRequest, origin: DispatchOrigin): EraPlan {
@@ -78,10 +82,10 @@ export class ModernEra implements EraEngine {
     const bindingOf = (): RequestBinding =>
       (binding ??= {
         method: request.method,
-        digest: RequestStateCodec.digest(params),
+        digest: RequestStateCodec.digest(params, this.paramBounds),
         principal: this.options.requestState?.principal?.(origin.facts),
       });
-    const round = mrtr && params.requestState !== undefined ? codec.open(params.requestState, bindingOf()) : undefined;
+    const round = mrtr && params.requestState !== undefined ? codec.open(params.requestState, bindingOf) : undefined;
     const responses = params.inputResponses === undefined ? {} : params.inputResponses;
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
       throw invalidParams('Invalid "inputResponses": an object is required');

@@ -1,4 +1,4 @@
-import { JsonRpcMessage } from '@conduit-mcp/core';
+import { JsonRpcMessage, serializeMessage } from '@conduit-mcp/core';
 
 /** One recorded SSE event. */
 export interface StoredEvent {
@@ -23,11 +23,18 @@ export interface EventReplay {
  * `McpModule.forRoot({ eventStore })`.
  */
 export interface EventStore {
-  /** Records a message on a stream and returns its event id; without a message, records a priming mark only. */
-  append(sessionId: string, streamId: string, message?: JsonRpcMessage): string | Promise<string>;
+  /**
+   * Records a message on a stream and returns its event id; without a message, records a priming mark only. `json`
+   * is the message as `serializeMessage` writes it, when the caller has it already (a store keeps or measures it
+   * rather than serializing again). Byte budgets count that JSON's length.
+   */
+  append(sessionId: string, streamId: string, message?: JsonRpcMessage, json?: string): string | Promise<string>;
   /** Marks a stream as ended: its final event was recorded. */
   end(sessionId: string, streamId: string): void | Promise<void>;
-  /** The events of the stream `lastEventId` belongs to that were recorded after it; undefined when unknown. */
+  /**
+   * The events of the stream `lastEventId` belongs to that were recorded after it; undefined when unknown. An id some
+   * of whose successors were dropped (a bound was reached) is unknown too: a replay never skips events.
+   */
   replayAfter(sessionId: string, lastEventId: string): EventReplay | undefined | Promise<EventReplay | undefined>;
   /** Forgets every stream of a session (the session ended). */
   deleteSession(sessionId: string): void | Promise<void>;
@@ -44,39 +51,68 @@ export interface InMemoryEventStoreOptions {
   maxStreams?: number;
   /** Events kept across all streams; least recently written streams are dropped past it. Default 100 000. */
   maxEvents?: number;
+  /**
+   * Bytes of event data kept per stream (each message's JSON length); the oldest events are dropped past it, and an
+   * event larger than it is sent but not kept. Default 8 MiB.
+   */
+  maxBytesPerStream?: number;
+  /** Bytes of event data kept per session; its least recently written streams are dropped past it. Default 16 MiB. */
+  maxBytesPerSession?: number;
+  /** Bytes of event data kept in all; the least recently written streams are dropped past it. Default 64 MiB. */
+  maxBytes?: number;
   /** A stream not written for this long is dropped. Default 5 minutes. */
   ttlMs?: number;
 }
 
 interface StreamRecord {
   sessionId: string;
-  events: Array<{ seq: number; message: JsonRpcMessage | undefined }>;
+  events: Array<{ seq: number; json: string | undefined }>;
+  bytes: number;
+  // Events up to this sequence number are no longer held: a cursor before it cannot be resumed without a gap.
+  floor: number;
   ended: boolean;
   touched: number;
 }
 
+interface SessionStreams {
+  // Least recently written first.
+  streamIds: Set<string>;
+  bytes: number;
+}
+
 const MAX_EVENT_ID_LENGTH = 200;
+const MiB = 1024 * 1024;
 
 /**
- * Bounded in-memory {@link EventStore} for one process: at most `maxEventsPerStream` events per stream (oldest
- * dropped), `maxStreams` streams and `maxEvents` events in all (least recently written streams dropped), and
- * streams unwritten for `ttlMs` expire. Event ids are `<streamId>:<sequence>`, the sequence counting across the
- * store so ids stay unique even for a stream dropped and written again. No timers: expiry runs on writes.
+ * Bounded in-memory {@link EventStore} for one process. It holds each message's JSON (a snapshot, whatever the
+ * handler does with its objects afterwards) and counts its length against byte budgets per stream (oldest events
+ * dropped), per session and in all (least recently written streams dropped), besides the counts of events and
+ * streams; streams unwritten for `ttlMs` expire. Event ids are `<streamId>:<sequence>`, the sequence counting across
+ * the store so ids stay unique even for a stream dropped and written again. A `Last-Event-ID` older than what a
+ * stream still holds is unknown, as the {@link EventStore} contract asks. No timers: expiry runs on writes and reads.
  */
 export class InMemoryEventStore implements EventStore {
   private readonly streams = new Map<string, StreamRecord>();
-  private readonly bySession = new Map<string, Set<string>>();
+  private readonly bySession = new Map<string, SessionStreams>();
   private readonly maxEventsPerStream: number;
   private readonly maxStreams: number;
   private readonly maxEvents: number;
+  private readonly maxBytesPerStream: number;
+  private readonly maxBytesPerSession: number;
+  private readonly maxBytes: number;
   private readonly ttlMs: number;
   private totalEvents = 0;
+  private totalBytes = 0;
   private sequence = 0;
 
   constructor(options: InMemoryEventStoreOptions = {}) {
     this.maxEventsPerStream = options.maxEventsPerStream ?? 1_000;
     this.maxStreams = options.maxStreams ?? 10_000;
     this.maxEvents = options.maxEvents ?? 100_000;
+    this.maxBytes = options.maxBytes ?? 64 * MiB;
+    this.maxBytesPerSession = Math.min(options.maxBytesPerSession ?? 16 * MiB, this.maxBytes);
+    // A stream never outgrows its session's budget or the store's, so trimming it alone always makes it fit.
+    this.maxBytesPerStream = Math.min(options.maxBytesPerStream ?? 8 * MiB, this.maxBytesPerSession);
     this.ttlMs = options.ttlMs ?? 5 * 60_000;
   }
 
@@ -85,29 +121,54 @@ export class InMemoryEventStore implements EventStore {
     return this.streams.size;
   }
 
-  append(sessionId: string, streamId: string, message?: JsonRpcMessage): string {
+  /** Bytes of event data held right now (the JSON length of the messages kept). */
+  get bytes(): number {
+    return this.totalBytes;
+  }
+
+  append(sessionId: string, streamId: string, message?: JsonRpcMessage, json?: string): string {
+    const data = message === undefined ? undefined : (json ?? serializeMessage(message));
     const now = Date.now();
     this.expire(now);
+    const seq = ++this.sequence;
     let record = this.streams.get(streamId);
     if (record?.sessionId === sessionId) this.streams.delete(streamId);
     else {
       if (record) this.drop(streamId);
-      record = { sessionId, events: [], ended: false, touched: now };
-      let ids = this.bySession.get(sessionId);
-      if (!ids) this.bySession.set(sessionId, (ids = new Set()));
-      ids.add(streamId);
+      // A stream (re)started here holds nothing older: a cursor from before, if any, is unknown.
+      record = { sessionId, events: [], bytes: 0, floor: seq - 1, ended: false, touched: now };
     }
-    // Re-inserting keeps the map ordered from least to most recently written.
+    // Re-inserting keeps the map, and the session's set, ordered from least to most recently written.
     this.streams.set(streamId, record);
     record.touched = now;
-    const seq = ++this.sequence;
-    record.events.push({ seq, message });
-    this.totalEvents++;
-    if (record.events.length > this.maxEventsPerStream) {
-      record.events.shift();
-      this.totalEvents--;
+    const session = this.sessionOf(sessionId);
+    session.streamIds.delete(streamId);
+    session.streamIds.add(streamId);
+
+    const size = data?.length ?? 0;
+    if (size > this.maxBytesPerStream) {
+      // Sent but not kept; whatever came before it can no longer be replayed without it.
+      while (record.events.length > 0) this.dropOldestEvent(record, session);
+      record.floor = seq;
+    } else {
+      record.events.push({ seq, json: data });
+      record.bytes += size;
+      session.bytes += size;
+      this.totalBytes += size;
+      this.totalEvents++;
+      while (record.events.length > this.maxEventsPerStream || record.bytes > this.maxBytesPerStream)
+        this.dropOldestEvent(record, session);
     }
-    while (this.streams.size > this.maxStreams || this.totalEvents > this.maxEvents) {
+    while (session.bytes > this.maxBytesPerSession) {
+      const oldest = session.streamIds.values().next().value as string;
+      if (oldest === streamId) break;
+      this.drop(oldest);
+    }
+    while (
+      this.streams.size > this.maxStreams ||
+      this.totalEvents > this.maxEvents ||
+      this.totalBytes > this.maxBytes
+    ) {
       const oldest = this.streams.keys().next().value as string;
       if (oldest === streamId) break;
       this.drop(oldest);
@@ -126,19 +187,38 @@ export class InMemoryEventStore implements EventStore {
     const streamId = lastEventId.slice(0, separator);
     const seqText = lastEventId.slice(separator + 1);
     if (separator <= 0 || !/^\d{1,15}$/.test(seqText)) return undefined;
+    this.expire(Date.now());
     const record = this.streams.get(streamId);
-    if (!record || record.sessionId !== sessionId || Date.now() - record.touched > this.ttlMs) return undefined;
+    if (!record || record.sessionId !== sessionId) return undefined;
     const after = Number(seqText);
+    if (after < record.floor) return undefined;
     const events: StoredEvent[] = [];
     for (const event of record.events) {
-      if (event.seq > after && event.message) events.push({ id: `${streamId}:${event.seq}`, message: event.message });
+      if (event.seq > after && event.json !== undefined)
+        events.push({ id: `${streamId}:${event.seq}`, message: JSON.parse(event.json) as JsonRpcMessage });
     }
     return { streamId, events, ended: record.ended };
   }
 
   deleteSession(sessionId: string): void {
-    for (const streamId of this.bySession.get(sessionId) ?? []) this.drop(streamId);
+    for (const streamId of this.bySession.get(sessionId)?.streamIds ?? []) this.drop(streamId);
     this.bySession.delete(sessionId);
+  }
+
+  private sessionOf(sessionId: string): SessionStreams {
+    let session = this.bySession.get(sessionId);
+    if (!session) this.bySession.set(sessionId, (session = { streamIds: new Set(), bytes: 0 }));
+    return session;
+  }
+
+  private dropOldestEvent(record: StreamRecord, session: SessionStreams): void {
+    const event = record.events.shift()!;
+    const size = event.json?.length ?? 0;
+    record.bytes -= size;
+    session.bytes -= size;
+    this.totalBytes -= size;
+    this.totalEvents--;
+    record.floor = event.seq;
   }
 
   private expire(now: number): void {
@@ -153,8 +233,11 @@ export class InMemoryEventStore implements EventStore {
     if (!record) return;
     this.streams.delete(streamId);
     this.totalEvents -= record.events.length;
-    const ids = this.bySession.get(record.sessionId);
-    ids?.delete(streamId);
-    if (ids?.size === 0) this.bySession.delete(record.sessionId);
+    this.totalBytes -= record.bytes;
+    const session = this.bySession.get(record.sessionId);
+    if (!session) return;
+    session.bytes -= record.bytes;
+    session.streamIds.delete(streamId);
+    if (session.streamIds.size === 0) this.bySession.delete(record.sessionId);
   }
 }

@@ -1,12 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, parseJson } from '@conduit-mcp/core';
+import { BodyDrainLimits, refuseUnreadBody } from './body.drain';
 import { headerValue } from './http-request.util';
 import { sendError } from './http-response.util';
 
-/** A parsed body, or why there is none: the HTTP status and JSON-RPC error to answer with, or a client gone. */
+/**
+ * A parsed body, or why there is none: the HTTP status and JSON-RPC error to answer with (and, for 413, how many bytes
+ * of the body were read), or a client gone.
+ */
 export type JsonBody =
   | { ok: true; value: unknown }
-  | { ok: false; status: 400 | 413; code: number; message: string }
+  | { ok: false; status: 400; code: number; message: string }
+  | { ok: false; status: 413; code: number; message: string; read: number }
   | { ok: false; aborted: true };
 
 /**
@@ -21,7 +26,7 @@ export function readJsonBody(req: IncomingMessage, limit: number, parsed?: unkno
     );
   }
   const declared = Number(headerValue(req, 'content-length'));
-  if (declared > limit) return Promise.resolve(tooLarge(limit));
+  if (declared > limit) return Promise.resolve(tooLarge(limit, 0));
   // Something else already consumed the stream without leaving a parsed body.
   if (req.readableEnded) return Promise.resolve(parse(''));
 
@@ -41,7 +46,7 @@ export function readJsonBody(req: IncomingMessage, limit: number, parsed?: unkno
       size += chunk.length;
       if (size > limit) {
         req.pause();
-        settle(tooLarge(limit));
+        settle(tooLarge(limit, size));
       } else chunks.push(chunk);
     });
     req.on('end', () =>
@@ -51,28 +56,36 @@ export function readJsonBody(req: IncomingMessage, limit: number, parsed?: unkno
   });
 }
 
+/** The message of a body that is not JSON (also used for one an Express body parser could not parse). */
+export const PARSE_ERROR_MESSAGE = 'Parse error: the body is not valid JSON';
+
 function parse(text: string): JsonBody {
   const result = parseJson(text);
   return result.ok
     ? { ok: true, value: result.value }
-    : { ok: false, status: 400, code: ErrorCode.ParseError, message: 'Parse error: the body is not valid JSON' };
+    : { ok: false, status: 400, code: ErrorCode.ParseError, message: PARSE_ERROR_MESSAGE };
 }
 
-function tooLarge(limit: number): JsonBody {
-  return {
-    ok: false,
-    status: 413,
-    code: ErrorCode.ServerError,
-    message: `Payload Too Large: the body limit is ${limit} bytes`,
-  };
+/** The message of a 413 (also used for a body an Express body parser refused). */
+export function tooLargeMessage(limit: number): string {
+  return `Payload Too Large: the body limit is ${limit} bytes`;
 }
 
-/** Answers a body that could not be read: the client went away (the socket is dropped), or its 4xx error. */
-export function answerBodyFailure(res: ServerResponse, body: Exclude<JsonBody, { ok: true }>): void {
+function tooLarge(limit: number, read: number): JsonBody {
+  return { ok: false, status: 413, code: ErrorCode.ServerError, message: tooLargeMessage(limit), read };
+}
+
+/**
+ * Answers a body that could not be read: the client went away (the socket is dropped), or its 4xx error. A 413 comes
+ * before the body was read to its end: the rest is drained within `drain` (see {@link refuseUnreadBody}).
+ */
+export function answerBodyFailure(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Exclude<JsonBody, { ok: true }>,
+  drain: BodyDrainLimits,
+): void {
   if ('aborted' in body) return void res.destroy();
-  // A body over the limit was not read to its end: the connection cannot carry another request.
-  sendError(res, body.status, body.message, {
-    code: body.code,
-    headers: body.status === 413 ? { Connection: 'close' } : {},
-  });
+  if (body.status === 413) return refuseUnreadBody(req, res, 413, body.message, body.read, drain);
+  sendError(res, body.status, body.message, { code: body.code });
 }

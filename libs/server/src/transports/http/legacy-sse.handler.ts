@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode, classifyMessage, isKnownRevision } from '@conduit-mcp/core';
+import { ErrorCode, checkBatchRevision, checkBatchShape, classifyMessage, isKnownRevision } from '@conduit-mcp/core';
 import type { McpAuthInfo } from '../../auth/mcp-auth-info.interface';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { httpTransportFacts } from './http-transport.facts';
@@ -16,6 +16,7 @@ import { ResolvedHttpOptions } from './http-options';
 import { accepts, headerValue, isJsonContentType, requestPath } from './http-request.util';
 import { sendEmpty, sendError } from './http-response.util';
 import { SseStream } from './sse.stream';
+import { admitSession } from './session.admission';
 
 const noop = () => undefined;
 
@@ -66,16 +67,19 @@ export class LegacySseHandler {
   private open(req: IncomingMessage, res: ServerResponse, messagePath: string, auth: McpAuthInfo | undefined): void {
     if (!accepts(req, 'text/event-stream'))
       return sendError(res, 406, 'Not Acceptable: Accept must list text/event-stream');
+    const ticket = admitSession(this.endpoint, req, res, auth, this.options.retryAfterSeconds);
+    if (!ticket) return;
     const session = new McpSession(randomUUID());
     session.principal = auth?.subject; // its messages must come from the caller that opened it
     session.openedOver = 'sse';
     const connection = new SseStream(res, {
       keepAliveMs: this.options.keepAliveMs,
       onKeepAlive: () => session.touch(),
+      maxBufferedBytes: this.options.maxSseBufferBytes,
     });
-    if (connection.closed) return;
+    if (connection.closed) return ticket.release();
     connection.writeEvent({ event: 'endpoint', data: `${messagePath}?sessionId=${encodeURIComponent(session.id)}` });
-    this.endpoint.sessions.add(session);
+    this.endpoint.sessions.add(session, ticket);
     session.outbound = connection;
     session.onClose(() => connection.end());
     connection.onClose(() => {
@@ -102,10 +106,15 @@ export class LegacySseHandler {
     if (version !== undefined && !isKnownRevision(version))
       return sendError(res, 400, 'Bad Request: Unsupported protocol version');
     const body = await readJsonBody(req, this.options.bodyLimit, parsedBody);
-    if (!body.ok) return answerBodyFailure(res, body);
-    const messages = (Array.isArray(body.value) ? (body.value as unknown[]) : [body.value]).map(classifyMessage);
-    if (messages.length === 0)
-      return sendError(res, 400, 'Invalid Request: empty batch', { code: ErrorCode.InvalidRequest });
+    if (!body.ok) return answerBodyFailure(req, res, body, this.options.bodyDrain);
+    const batch = Array.isArray(body.value);
+    if (batch) {
+      // Measured before anything is made of its messages; refused where the session's revision has no batches.
+      let verdict = checkBatchShape(body.value as unknown[], this.options.maxBatchLength);
+      if (verdict.ok && session.revision !== undefined) verdict = checkBatchRevision(session.revision);
+      if (!verdict.ok) return sendError(res, 400, verdict.message, { code: ErrorCode.InvalidRequest });
+    }
+    const messages = (batch ? (body.value as unknown[]) : [body.value]).map(classifyMessage);
     session.touch();
     sendEmpty(res, 202);
     // The session's stream, or, when another instance holds it, the bus to that instance.

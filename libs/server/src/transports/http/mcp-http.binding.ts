@@ -10,6 +10,7 @@ import { FastifyInstanceLike, mountOnFastify } from './mounts/fastify.mount';
 import { chooseMount } from './mounts/mount.choice';
 import { mountOnHttpServer } from './mounts/server.mount';
 import { claimHttpPaths } from './http-path.claims';
+import { guardHttpServer } from './connection.gate';
 import { LegacySseHandler } from './legacy-sse.handler';
 import { resolveHttpOptions } from './http-options';
 import { StreamableHttpHandler } from './streamable-http.handler';
@@ -24,6 +25,7 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('McpHttp');
   private unmount: (() => void) | undefined;
   private releasePaths: (() => void) | undefined;
+  private unguard: (() => void) | undefined;
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
@@ -41,6 +43,9 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
     const paths = [http.path, ...(http.legacySse ? [http.legacySse.ssePath, http.legacySse.messagePath] : [])];
     const mount = chooseMount(http.mount, adapter.getType(), this.options.name);
     this.releasePaths = claimHttpPaths(adapter.getHttpServer() as object, this.options.name, paths);
+    // The app's server, whichever the mount: MCP requests on a framework route reach it too.
+    if (http.connections)
+      this.unguard = guardHttpServer(adapter.getHttpServer() as Server, http.connections, http.retryAfterSeconds);
     const serve = (req: IncomingMessage, res: ServerResponse, body?: unknown) => {
       const path = (req.url ?? '/').split('?', 1)[0];
       if (path === http.path) void streamable.handle(req, res, body);
@@ -68,6 +73,7 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
 
   onApplicationShutdown(): void {
     this.unmount?.();
+    this.unguard?.();
     this.releasePaths?.();
     this.server.markListening('streamable-http', false);
     this.server.markListening('sse', false);

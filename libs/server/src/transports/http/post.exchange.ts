@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { DEFAULT_HTTP_REVISION, JsonRpcResponse, isLegacyRevision } from '@conduit-mcp/core';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
+import { SessionTicket } from '../../session/live-sessions';
 import { McpSession } from '../../session/mcp-session';
 import { EventStore } from './event.store';
 
@@ -39,10 +40,10 @@ export function statelessSession(version: string | undefined): McpSession {
 }
 
 /**
- * A new session for an `initialize` without a session id: kept on the endpoint, and its id issued, only when it
- * succeeds; its recorded events are dropped when it ends.
+ * A new session for an `initialize` without a session id, in the room `ticket` holds: kept on the endpoint, and its
+ * id issued, only when it succeeds (else the room is given back); its recorded events are dropped when it ends.
  */
-export function initializeExchange(endpoint: McpEndpoint, eventStore: EventStore): Exchange {
+export function initializeExchange(endpoint: McpEndpoint, eventStore: EventStore, ticket: SessionTicket): Exchange {
   const session = new McpSession(randomUUID());
   session.openedOver = 'streamable-http';
   let adopted = false;
@@ -55,9 +56,13 @@ export function initializeExchange(endpoint: McpEndpoint, eventStore: EventStore
     onResponse: (response) => {
       if (adopted || !('result' in response) || session.closed) return;
       adopted = true;
-      endpoint.sessions.add(session);
+      endpoint.sessions.add(session, ticket);
       session.onClose(() => void Promise.resolve(eventStore.deleteSession(session.id)).catch(() => undefined));
     },
-    settle: () => adopted || session.close(),
+    settle: () => {
+      if (adopted) return;
+      ticket.release();
+      session.close();
+    },
   };
 }

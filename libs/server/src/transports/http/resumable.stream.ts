@@ -1,4 +1,4 @@
-import { JsonRpcMessage } from '@conduit-mcp/core';
+import { JsonRpcMessage, serializeMessage } from '@conduit-mcp/core';
 import { MessageSink } from '../../session/message-sink.interface';
 import { EventStore } from './event.store';
 import { SseStream } from './sse.stream';
@@ -50,11 +50,21 @@ export class ResumableStream implements MessageSink {
     );
   }
 
-  /** Records a message, then writes it if a connection is attached. False once the stream is closed. */
+  /**
+   * Records a message, then writes it if a connection is attached. False once the stream is closed, or for a
+   * message that cannot be serialized (nothing recorded, nothing sent).
+   */
   send(message: JsonRpcMessage): boolean {
     if (this.stopped) return false;
-    this.recorded(this.store.append(this.sessionId, this.streamId, message), (id) =>
-      this.connection?.send(message, id),
+    // Serialized once, for the store (which keeps and measures it) and for the connection.
+    let data: string;
+    try {
+      data = serializeMessage(message);
+    } catch {
+      return false;
+    }
+    this.recorded(this.store.append(this.sessionId, this.streamId, message, data), (id) =>
+      this.connection?.send(message, id, data),
     );
     return true;
   }

@@ -69,6 +69,21 @@ describe('SseStream', () => {
     expect(late).toHaveBeenCalledTimes(1);
   });
 
+  it('gives a reading client an event larger than maxBufferedBytes, and cuts off one that leaves it unread', async () => {
+    await open({ keepAliveMs: 0, maxBufferedBytes: 16 * 1024 });
+    const big = { jsonrpc: '2.0' as const, method: 'big', params: { text: 'b'.repeat(1024 * 1024) } };
+    expect(stream.send(big, 'e1')).toBe(true);
+    await reader.until((r) => r.events.length === 1);
+    expect(reader.events[0].data.length).toBeGreaterThan(1024 * 1024);
+    expect(stream.closed).toBe(false);
+    // Written without a pause, faster than anyone reads: once more than the bound waits unsent, the next write
+    // closes the connection instead of buffering.
+    let sent = 0;
+    while (stream.send(big) && sent < 64) sent++;
+    expect(sent).toBeLessThan(64);
+    expect(stream.closed).toBe(true);
+  });
+
   it('ends the response', async () => {
     await open({ keepAliveMs: 0 });
     stream.end();

@@ -16,10 +16,15 @@ export interface SseStreamOptions {
   headers?: OutgoingHttpHeaders;
   /** Called on each keep-alive comment, e.g. to keep the session from being evicted as idle. */
   onKeepAlive?: () => void;
+  /**
+   * Bytes the response may hold unsent (written, not yet taken by the client); a write finding more than this still
+   * waiting closes the connection instead. Default {@link DEFAULT_SSE_BUFFER_BYTES}.
+   */
+  maxBufferedBytes?: number;
 }
 
-// A client that lets this much pile up unread is cut off (it may resume from the event store).
-const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** Default bound of the bytes an SSE response holds for a client that does not read (`http.maxSseBufferBytes`). */
+export const DEFAULT_SSE_BUFFER_BYTES = 8 * 1024 * 1024;
 
 const SSE_HEADERS: OutgoingHttpHeaders = {
   'Content-Type': 'text/event-stream',
@@ -35,6 +40,7 @@ const SSE_HEADERS: OutgoingHttpHeaders = {
 export class SseStream implements MessageSink {
   private ended = false;
   private lastWrite = Date.now();
+  private readonly maxBufferedBytes: number;
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly closeListeners = new Set<() => void>();
 
@@ -42,6 +48,7 @@ export class SseStream implements MessageSink {
     private readonly res: ServerResponse,
     options: SseStreamOptions,
   ) {
+    this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_SSE_BUFFER_BYTES;
     res.on('close', () => this.markClosed());
     res.on('error', () => this.markClosed());
     try {
@@ -63,11 +70,14 @@ export class SseStream implements MessageSink {
     return this.ended || this.res.destroyed || this.res.writableEnded;
   }
 
-  /** Writes a message as an SSE `message` event, with an event id when given. */
-  send(message: JsonRpcMessage, id?: string): boolean {
+  /**
+   * Writes a message as an SSE `message` event, with an event id when given; `json` is the message already
+   * serialized, when the caller has it.
+   */
+  send(message: JsonRpcMessage, id?: string, json?: string): boolean {
     let data: string;
     try {
-      data = serializeMessage(message);
+      data = json ?? serializeMessage(message);
     } catch {
       return false;
     }
@@ -107,6 +117,12 @@ export class SseStream implements MessageSink {
 
   private write(chunk: string): boolean {
     if (this.closed) return false;
+    // Checked before writing: a client still holding more than the bound unread is cut off (a stateful session's
+    // stream resumes from the event store with Last-Event-ID), while one that reads may get an event of any size.
+    if (this.res.writableLength > this.maxBufferedBytes) {
+      this.res.destroy();
+      return false;
+    }
     try {
       this.res.write(chunk);
     } catch {
@@ -114,10 +130,6 @@ export class SseStream implements MessageSink {
       return false;
     }
     this.lastWrite = Date.now();
-    if (this.res.writableLength > MAX_BUFFERED_BYTES) {
-      this.res.destroy();
-      return false;
-    }
     return true;
   }
 

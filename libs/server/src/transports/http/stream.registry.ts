@@ -24,11 +24,17 @@ export class StreamRegistry {
   constructor(
     readonly eventStore: EventStore,
     private readonly keepAliveMs: number,
+    // Bytes a connection may hold unread by its client before it is cut off (SseStream's default when undefined).
+    private readonly maxBufferedBytes?: number,
   ) {}
 
   /** The SSE stream a POST's reply switches to: resumable on a stateful session, a plain stream otherwise. */
   openReplyStream(res: ServerResponse, exchange: Exchange): ReplyStream {
-    const connection = new SseStream(res, { keepAliveMs: this.keepAliveMs, headers: exchange.headers(true) });
+    const connection = new SseStream(res, {
+      keepAliveMs: this.keepAliveMs,
+      headers: exchange.headers(true),
+      maxBufferedBytes: this.maxBufferedBytes,
+    });
     if (!exchange.resumable) return { send: (message) => connection.send(message), finish: () => connection.end() };
     const { session } = exchange;
     const stream = new ResumableStream(this.eventStore, session.id, randomUUID());
@@ -63,7 +69,7 @@ export class StreamRegistry {
     const live = replay.ended ? undefined : this.liveStreams.get(replay.streamId);
     // Nothing left and nothing to come: 204 tells an SSE client to stop reconnecting.
     if (replay.events.length === 0 && !live) return sendEmpty(res, 204);
-    const connection = new SseStream(res, { keepAliveMs: this.keepAliveMs });
+    const connection = new SseStream(res, { keepAliveMs: this.keepAliveMs, maxBufferedBytes: this.maxBufferedBytes });
     for (const event of replay.events) connection.send(event.message, event.id);
     if (live) live.attach(connection);
     else connection.end();
@@ -76,6 +82,7 @@ export class StreamRegistry {
     const connection = new SseStream(res, {
       keepAliveMs: this.keepAliveMs,
       onKeepAlive: () => session.touch(),
+      maxBufferedBytes: this.maxBufferedBytes,
     });
     for (const event of replay?.events ?? []) connection.send(event.message, event.id);
     const stream = new ResumableStream(this.eventStore, session.id, streamId);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { McpHttpOptions } from '../../interfaces/mcp-module-options.interface';
-import { InMemoryEventStore } from './event.store';
+import { InMemoryEventStore, InMemoryEventStoreOptions } from './event.store';
 import { resolveHttpOptions } from './http-options';
 import { StreamableHttpHandler } from './streamable-http.handler';
 import {
@@ -22,9 +22,13 @@ describe('StreamableHttpHandler', () => {
   let port: number;
   const readers: SseReader[] = [];
 
-  async function serve(options: McpHttpOptions = {}, parsedBody?: unknown): Promise<void> {
+  async function serve(
+    options: McpHttpOptions = {},
+    parsedBody?: unknown,
+    storeOptions: InMemoryEventStoreOptions = {},
+  ): Promise<void> {
     endpoint = new FakeEndpoint();
-    store = new InMemoryEventStore();
+    store = new InMemoryEventStore(storeOptions);
     const handler = new StreamableHttpHandler(endpoint, resolveHttpOptions(options), store);
     server = await startServer((req, res) => void handler.handle(req, res, parsedBody));
     port = server.port;
@@ -273,7 +277,7 @@ describe('StreamableHttpHandler', () => {
     });
 
     it('answers notifications and responses 202 with no body', async () => {
-      const sessionId = await initialize(port);
+      const sessionId = await initialize(port, '2025-03-26'); // a revision with batches
       const res = await post(
         port,
         { jsonrpc: '2.0', method: 'notifications/initialized' },
@@ -471,6 +475,27 @@ describe('StreamableHttpHandler', () => {
       const resumed = await get(sessionId, { 'last-event-id': last.id! });
       await resumed.untilEnded();
       expect(resumed.messages).toEqual([{ jsonrpc: '2.0', id: 11, result: { polled: true } }]);
+    });
+  });
+
+  describe('resumption past what the event store kept', () => {
+    it('treats a Last-Event-ID whose successors were dropped as unknown: the GET opens the standalone stream', async () => {
+      // Every log line of 'wait' is larger than the stream's budget: sent live, never kept.
+      await serve({}, undefined, { maxBytesPerStream: 40 });
+      const sessionId = await initialize(port);
+      const reader = await postSse(sessionId, { jsonrpc: '2.0', id: 21, method: 'wait' });
+      await reader.until((r) => r.messages.length === 1);
+      const primingId = reader.events[0].id!;
+      reader.destroy();
+      await delay(30);
+
+      const resumed = await get(sessionId, { 'last-event-id': primingId });
+      expect(resumed.status).toBe(200);
+      await delay(50);
+      // Nothing replayed (a replay would have skipped the dropped line); it is the session's standalone stream now.
+      expect(resumed.messages).toEqual([]);
+      expect(endpoint.sessions.get(sessionId)!.outbound).toBeDefined();
+      endpoint.release(21);
     });
   });
 

@@ -32,7 +32,7 @@ export class StreamableHttpHandler {
     private readonly options: ResolvedHttpOptions,
     eventStore: EventStore = new InMemoryEventStore(),
   ) {
-    this.streams = new StreamRegistry(eventStore, options.keepAliveMs);
+    this.streams = new StreamRegistry(eventStore, options.keepAliveMs, options.maxSseBufferBytes);
     this.posts = new StreamablePostHandler(endpoint, options, this.streams);
   }
 

@@ -3,6 +3,9 @@ import {
   ClassifiedMessage,
   ErrorCode,
   JsonRpcResponse,
+  Revision,
+  checkBatchRevision,
+  checkBatchShape,
   classifyMessage,
   errorResponse,
   httpHintOf,
@@ -23,6 +26,7 @@ import { httpTransportFacts } from './http-transport.facts';
 import { hintedHeaders, hintedStatus, modernStatus } from './json-reply.status';
 import { Exchange, initializeExchange, sessionExchange, statelessSession, transientExchange } from './post.exchange';
 import { PostReply } from './post.reply';
+import { admitSession } from './session.admission';
 import { SESSION_HEADER, VERSION_HEADER, findSession, unsupportedVersion } from './session.lookup';
 import { StreamRegistry } from './stream.registry';
 
@@ -51,11 +55,14 @@ export class StreamablePostHandler {
       return sendError(res, 406, 'Not Acceptable: Accept must list application/json and text/event-stream');
     }
     const body = await readJsonBody(req, this.options.bodyLimit, parsedBody);
-    if (!body.ok) return answerBodyFailure(res, body);
+    if (!body.ok) return answerBodyFailure(req, res, body, this.options.bodyDrain);
     const batch = Array.isArray(body.value);
+    // A batch is measured before anything is made of its messages, so a long one costs no more than a short one.
+    if (batch) {
+      const shape = checkBatchShape(body.value as unknown[], this.options.maxBatchLength);
+      if (!shape.ok) return refuseBatch(res, shape.message);
+    }
     const messages = (batch ? (body.value as unknown[]) : [body.value]).map(classifyMessage);
-    if (messages.length === 0)
-      return sendError(res, 400, 'Invalid Request: empty batch', { code: ErrorCode.InvalidRequest });
     const first = messages[0];
     if (!batch && first.kind === 'invalid') return sendJson(res, 400, errorResponse(first.id, first.error));
     const id = !batch && first.kind === 'request' ? first.message.id : null;
@@ -71,21 +78,21 @@ export class StreamablePostHandler {
     if (modern)
       return this.serve(req, res, messages, batch, transientExchange(new McpSession(undefined, false), true), auth);
     if (version !== undefined && !isLegacyRevision(version)) return unsupportedVersion(res, id);
-    if (this.options.sessionMode === 'stateless')
-      return this.serve(req, res, messages, batch, transientExchange(statelessSession(version), false), auth);
-
-    const initialize = messages.some(
-      (message) => message.kind === 'request' && message.message.method === 'initialize',
-    );
-    if (initialize && batch) {
-      return sendError(res, 400, 'Invalid Request: initialize must not be part of a batch', {
-        code: ErrorCode.InvalidRequest,
-      });
+    if (this.options.sessionMode === 'stateless') {
+      const session = statelessSession(version);
+      if (batch && session.revision !== undefined && refusesBatch(res, session.revision)) return;
+      return this.serve(req, res, messages, batch, transientExchange(session, false), auth);
     }
+
+    // Never in a batch: checkBatchShape refused those.
+    const initialize = !batch && first.kind === 'request' && first.message.method === 'initialize';
     const sessionId = headerValue(req, SESSION_HEADER);
     if (sessionId === undefined) {
       if (!initialize) return sendError(res, 400, 'Bad Request: Mcp-Session-Id header is required', { id });
-      return this.serve(req, res, messages, batch, initializeExchange(this.endpoint, this.streams.eventStore), auth);
+      const ticket = admitSession(this.endpoint, req, res, auth, this.options.retryAfterSeconds, id);
+      if (!ticket) return;
+      const exchange = initializeExchange(this.endpoint, this.streams.eventStore, ticket);
+      return this.serve(req, res, messages, batch, exchange, auth);
     }
     let session = findSession(this.endpoint, sessionId, auth?.subject, 'streamable-http');
     if (session instanceof Promise) session = await session; // not live here: looked up in the session store
@@ -95,6 +102,7 @@ export class StreamablePostHandler {
         code: ErrorCode.InvalidRequest,
         id,
       });
+    if (batch && session.revision !== undefined && refusesBatch(res, session.revision)) return;
     return this.serve(req, res, messages, batch, sessionExchange(session), auth);
   }
 
@@ -148,6 +156,17 @@ export class StreamablePostHandler {
       exchange.settle?.();
     }
   }
+}
+
+function refuseBatch(res: ServerResponse, message: string): void {
+  sendError(res, 400, message, { code: ErrorCode.InvalidRequest });
+}
+
+// Refuses (400, -32600) a batch sent at a revision without batches; true when it did.
+function refusesBatch(res: ServerResponse, revision: Revision): boolean {
+  const verdict = checkBatchRevision(revision);
+  if (!verdict.ok) refuseBatch(res, verdict.message);
+  return !verdict.ok;
 }
 
 // A modern-era request: the version header names a modern revision, or a message names its revision in `_meta`.

@@ -8,11 +8,14 @@ import {
   ListRootsResult,
   McpError,
   SchemaValidator,
+  checkCreateMessageResult,
+  checkElicitResult,
   checkElicitationSchema,
+  checkListRootsResult,
   invalidParams,
   sanitizeText,
-  isJsonObject,
 } from '@conduit-mcp/core';
+import type { AnswerCheck } from '@conduit-mcp/core';
 import { McpInput } from '../../../context/mcp-input.interface';
 import { McpInputRequired } from './input-required.signal';
 
@@ -25,14 +28,18 @@ export interface InputRequest {
 /**
  * Modern era (MRTR): a question whose answer came with the request (in `inputResponses`, or carried over from an
  * earlier round in `requestState`) is answered at once, after validation; any other is recorded and stops the
- * handler. The dispatcher then answers `input_required` with every recorded question.
+ * handler. The dispatcher then answers `input_required` with every recorded question. An answer that fails
+ * validation ends the request with -32602, even if the handler catches the error it gets.
  */
 export class ModernInput implements McpInput {
   /** Questions asked this round and not answered yet. */
   readonly requests: Record<string, InputRequest> = {};
   /** Answers the handler used, to carry into the next round. */
   readonly used: Record<string, unknown> = {};
-  /** Set when a question needed a capability the request did not declare: that refusal ends the request. */
+  /**
+   * Set when a question needed a capability the request did not declare, or its answer was invalid: that refusal ends
+   * the request.
+   */
   refusal: McpError | undefined;
 
   constructor(
@@ -52,7 +59,7 @@ export class ModernInput implements McpInput {
       if (problems.length) throw new Error(`Invalid elicitation schema: ${problems.join('; ')}`);
     }
     const answer = this.answer(key);
-    if (answer !== undefined) return this.checkElicitResult(key, answer, params);
+    if (answer !== undefined) return this.checked(key, checkElicitResult(params, answer, this.schemas));
     const elicitation = this.capabilities.elicitation as { form?: object; url?: object } | undefined;
     const supported = url ? !!elicitation?.url : !!elicitation && (!!elicitation.form || !elicitation.url);
     if (!supported) this.missing({ elicitation: url ? { url: {} } : { form: {} } });
@@ -61,29 +68,14 @@ export class ModernInput implements McpInput {
 
   async sample(key: string, params: CreateMessageRequestParams): Promise<CreateMessageResult> {
     const answer = this.answer(key);
-    if (answer !== undefined) {
-      const ok =
-        isJsonObject(answer) &&
-        (answer.role === 'assistant' || answer.role === 'user') &&
-        isJsonObject(answer.content) &&
-        typeof answer.model === 'string';
-      if (!ok) throw invalidInput(key, 'a CreateMessageResult (role, content, model) is required');
-      return answer as unknown as CreateMessageResult;
-    }
+    if (answer !== undefined) return this.checked(key, checkCreateMessageResult(answer));
     if (!this.capabilities.sampling) this.missing({ sampling: {} });
     return this.ask(key, 'sampling/createMessage', params as unknown as Record<string, unknown>);
   }
 
   async roots(key: string): Promise<ListRootsResult> {
     const answer = this.answer(key);
-    if (answer !== undefined) {
-      const ok =
-        isJsonObject(answer) &&
-        Array.isArray(answer.roots) &&
-        answer.roots.every((root) => isJsonObject(root) && typeof root.uri === 'string');
-      if (!ok) throw invalidInput(key, 'a ListRootsResult (roots with uri) is required');
-      return answer as unknown as ListRootsResult;
-    }
+    if (answer !== undefined) return this.checked(key, checkListRootsResult(answer));
     if (!this.capabilities.roots) this.missing({ roots: {} });
     return this.ask(key, 'roots/list', {});
   }
@@ -95,16 +87,11 @@ export class ModernInput implements McpInput {
     return answer;
   }
 
-  private checkElicitResult(key: string, answer: unknown, params: ElicitRequestParams): ElicitResult {
-    if (!isJsonObject(answer) || !['accept', 'decline', 'cancel'].includes(answer.action as string)) {
-      throw invalidInput(key, 'an ElicitResult with action accept, decline or cancel is required');
-    }
-    if (answer.action === 'accept' && params.mode !== 'url') {
-      const checked = this.schemas.validate(params.requestedSchema, answer.content ?? {});
-      if (!checked.valid)
-        throw invalidInput(key, `the accepted content does not fit the requested schema: ${checked.errors.join('; ')}`);
-    }
-    return answer as unknown as ElicitResult;
+  // The answer the handler gets is the checked one (an ElicitResult keeps only action, content and _meta).
+  private checked<T>(key: string, check: AnswerCheck<T>): T {
+    if (check.ok) return check.value;
+    this.refusal ??= invalidParams(`Invalid input response "${sanitizeText(key, 64)}": ${check.problem}`);
+    throw this.refusal;
   }
 
   private ask(key: string, method: InputRequest['method'], params: Record<string, unknown>): never {
@@ -141,8 +128,4 @@ export class NoInput implements McpInput {
       new Error(`${this.method} cannot ask the client for input; only tools/call, prompts/get and resources/read can`),
     );
   }
-}
-
-function invalidInput(key: string, problem: string): McpError {
-  return invalidParams(`Invalid input response "${sanitizeText(key, 64)}": ${problem}`);
 }

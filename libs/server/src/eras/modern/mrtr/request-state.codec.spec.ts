@@ -1,3 +1,4 @@
+import { ArgumentBounds } from '../../../arguments/argument-bounds';
 import { RequestBinding, RequestStateCodec } from './request-state.codec';
 
 describe('RequestStateCodec', () => {
@@ -55,6 +56,25 @@ describe('RequestStateCodec', () => {
   it('refuses a state sealed with another key', () => {
     const other = new RequestStateCodec('another-secret-16-bytes-long', 60_000, () => now);
     expect(() => codec.open(other.seal(round, binding), binding)).toThrow(/failed verification/);
+  });
+
+  it('computes the binding (a digest of the params) only for a state whose tag verifies', () => {
+    const bindingOf = jest.fn(() => binding);
+    expect(() => codec.open('forged.tag', bindingOf)).toThrow(/failed verification/);
+    expect(bindingOf).not.toHaveBeenCalled();
+    expect(codec.open(codec.seal(round, binding), bindingOf)).toEqual(round);
+    expect(bindingOf).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses to digest params past their bounds, with -32602, well within a second', () => {
+    const bounds = ArgumentBounds.forParams(undefined);
+    const huge = Object.fromEntries(Array.from({ length: 200_000 }, (_, index) => [`k${index}`, index]));
+    const started = performance.now();
+    expect(() => RequestStateCodec.digest({ name: 't', arguments: huge }, bounds)).toThrow(
+      expect.objectContaining({ code: -32602, message: expect.stringMatching(/^Invalid params: /) }),
+    );
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(RequestStateCodec.digest({ name: 't', arguments: { a: 1, b: [2] } }, bounds)).toBe(binding.digest);
   });
 
   it('refuses a short secret', () => {

@@ -1,6 +1,6 @@
-import { Logger } from '@nestjs/common';
 import { invalidParams } from '@conduit-mcp/core';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ArgumentBounds } from '../../../arguments/argument-bounds';
 
 /** What a round carries to the next one: answers already given and the handler's own state. */
 export interface SealedRound {
@@ -35,7 +35,6 @@ export const MAX_REQUEST_STATE_LENGTH = 256 * 1024;
  * a tampered, expired or foreign state is refused with -32602.
  */
 export class RequestStateCodec {
-  private static warned = false;
   private readonly key: Buffer;
 
   constructor(
@@ -43,19 +42,18 @@ export class RequestStateCodec {
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
   ) {
-    if (secret === undefined && !RequestStateCodec.warned) {
-      RequestStateCodec.warned = true;
-      new Logger('McpRequestState').warn(
-        'requestState is sealed with a random per-process key: set requestState.secret when several instances serve one endpoint',
-      );
-    }
     this.key = secret === undefined ? randomBytes(32) : Buffer.from(secret);
     if (this.key.length < 16) throw new Error('requestState.secret must be at least 16 bytes');
   }
 
-  /** A digest of the params a retry must repeat unchanged. */
-  static digest(params: Record<string, unknown>): string {
+  /**
+   * A digest of the params a retry must repeat unchanged. Digesting sorts every object's keys, so params past `bounds`
+   * are refused with -32602 first rather than digested.
+   */
+  static digest(params: Record<string, unknown>, bounds?: ArgumentBounds): string {
     const { _meta: _m, inputResponses: _i, requestState: _r, ...salient } = params;
+    const refusal = bounds?.check(salient, 'params');
+    if (refusal) throw invalidParams(refusal);
     return createHash('sha256').update(canonicalJson(salient)).digest('base64url');
   }
 
@@ -76,7 +74,11 @@ export class RequestStateCodec {
     return sealed;
   }
 
-  open(requestState: unknown, binding: RequestBinding): SealedRound {
+  /**
+   * The round sealed in `requestState`, if it is intact, unexpired and bound to `binding`. A function as `binding` is
+   * called only once the tag is verified, so a forged state costs no digest of the request's params.
+   */
+  open(requestState: unknown, binding: RequestBinding | (() => RequestBinding)): SealedRound {
     if (typeof requestState !== 'string' || requestState.length > MAX_REQUEST_STATE_LENGTH) throw refused();
     const [body, tag, extra] = requestState.split('.');
     if (!body || !tag || extra !== undefined) throw refused();
@@ -90,7 +92,8 @@ export class RequestStateCodec {
       throw refused();
     }
     if (payload.v !== 1 || typeof payload.x !== 'number' || payload.x <= this.now()) throw refused('expired');
-    if (payload.m !== binding.method || payload.d !== binding.digest || payload.p !== binding.principal) {
+    const bound = typeof binding === 'function' ? binding() : binding;
+    if (payload.m !== bound.method || payload.d !== bound.digest || payload.p !== bound.principal) {
       throw refused('issued for another request or caller');
     }
     return { answers: payload.a ?? {}, state: payload.s ?? {} };

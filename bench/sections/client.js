@@ -60,7 +60,7 @@ module.exports = {
     }
 
     const runsOf = (transport, client, inflight) =>
-      (results[transport][client].rows || []).find((r) => r.inflight === inflight)?.runs;
+      (results[transport][client]?.rows || []).find((r) => r.inflight === inflight)?.runs;
     const rows = [];
     const ratioAt32 = {};
     const baselineAt32 = {};

@@ -95,13 +95,7 @@ describe('request ids over stdio', () => {
 
   it('refuses fractional, unsafe and other non-string ids with -32600 and no id, and goes on serving', async () => {
     server = new ScenarioProcess(STDIO_APP);
-    server.send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    });
-    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    server.sendInitialize();
     await server.response(1);
     for (const [, id] of BAD_IDS) server.child.stdin.write(`{"jsonrpc":"2.0","id":${id},"method":"ping"}\n`);
     server.send({ jsonrpc: '2.0', id: Number.MAX_SAFE_INTEGER, method: 'ping' });

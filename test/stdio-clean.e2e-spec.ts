@@ -11,13 +11,7 @@ describe('stdio: stdout carries nothing but protocol', () => {
 
   it("sends a tool's console output and process.stdout writes to stderr, uncoloured, and no HTTP-only warning", async () => {
     server = new ScenarioProcess(STDIO_APP);
-    server.send({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    });
-    server.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    server.sendInitialize();
     server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'noisy', arguments: {} } });
     server.send({
       jsonrpc: '2.0',

@@ -75,6 +75,17 @@ export class ScenarioProcess {
     return this.child.stdin.write(`${JSON.stringify(message)}\n`);
   }
 
+  /** Sends `initialize` (2025-11-25, id 1) and `notifications/initialized`, without waiting for the answer. */
+  sendInitialize(): void {
+    this.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  }
+
   /** The stdout lines parsed as JSON (throws on a line that is not). */
   messages(): Array<Record<string, unknown>> {
     return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);

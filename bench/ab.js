@@ -1,15 +1,19 @@
 'use strict';
-// node bench/ab.js <baseline worktree dir name in bench/.baseline/> [modern|legacy]: the bench server of this tree and
-// of a baseline (prepared by `npm run bench -- --baseline=<commit>`) loaded in turns, 10 pairs of 2 s at 16
-// connections, each pair's server CPU µs per request side by side. On a host whose speed shifts over minutes, the
-// pairs still compare like with like; the medians summarize.
+// node bench/ab.js <baseline worktree dir name in bench/.baseline/> [modern|legacy] [pairs]: the bench server of this
+// tree and of a baseline (prepared by `npm run bench -- --baseline=<commit>`) loaded in turns, 10 pairs (default) of
+// 2 s at 16 connections, each pair's server CPU µs per request side by side. On a host whose speed shifts over
+// minutes, the pairs still compare like with like; the medians summarize.
 const path = require('node:path');
 const { startServer, stopServer, cpuSeconds, root } = require('./lib/procs');
 const { requestShape, openLegacySession } = require('./lib/protocol');
 const { load } = require('./lib/load');
+const { buildServers } = require('./lib/build');
 const base = process.argv[2];
 const era = process.argv[3] || 'modern';
+const rounds = Number(process.argv[4] || 10);
 (async () => {
+  // This tree's bench servers, compiled from its sources as they are now.
+  buildServers();
   const servers = [
     ['head', await startServer('conduit.ts')],
     [
@@ -25,7 +29,7 @@ const era = process.argv[3] || 'modern';
   }
   for (const [n] of servers.entries()) await load(shapes[n].url, shapes[n].shape, 16, 2);
   const us = { head: [], base: [] };
-  for (let round = 0; round < 10; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (const [n, [name, s]] of servers.entries()) {
       const before = cpuSeconds(s.child.pid);
       const r = await load(shapes[n].url, shapes[n].shape, 16, 2);

@@ -14,11 +14,12 @@ export const SHUTDOWN_REASON = 'Server shutting down';
 export class InFlightRequests {
   /** Set when the server starts shutting down: from then on, new requests are refused. */
   closing = false;
-  private readonly sessions = new Set<McpSession>();
+  // Sessions with a request in flight, each at its `inFlightSlot`; removal moves the last one into the gap.
+  private readonly sessions: McpSession[] = [];
 
   /** Number of sessions with a request that has not returned yet (cancelled ones included). */
   get size(): number {
-    return this.sessions.size;
+    return this.sessions.length;
   }
 
   /** Whether a request runs that was neither cancelled nor ended with its session. */
@@ -29,12 +30,21 @@ export class InFlightRequests {
 
   /** A request of `session` began (after `session.beginRequest`). */
   began(session: McpSession): void {
-    this.sessions.add(session);
+    if (session.inFlightSlot >= 0) return;
+    session.inFlightSlot = this.sessions.length;
+    this.sessions.push(session);
   }
 
   /** A request of `session` returned (after `session.endRequest`). */
   ended(session: McpSession): void {
-    if (session.inFlightCount === 0) this.sessions.delete(session);
+    const slot = session.inFlightSlot;
+    if (session.inFlightCount > 0 || slot < 0) return;
+    const last = this.sessions.pop() as McpSession;
+    if (last !== session) {
+      this.sessions[slot] = last;
+      last.inFlightSlot = slot;
+    }
+    session.inFlightSlot = -1;
   }
 
   /** Cancels every request still in flight: its session ends, its `ctx.signal` aborts with {@link SHUTDOWN_REASON}. */

@@ -49,6 +49,12 @@ export class McpSession {
   principal: string | undefined;
   /** The transport the session was opened on (HTTP takes a session's messages on that transport only). */
   openedOver: TransportKind | undefined;
+  /**
+   * Where `InFlightRequests` lists this session while it has requests in flight (-1: not listed). A field, not a
+   * lookup: a modern-era request has a session of its own, and hashing a fresh object into a set per request costs.
+   * @internal
+   */
+  inFlightSlot = -1;
 
   private readonly inFlight = new Map<JsonRpcId, RequestCancellation>();
   // Made on first use: most sessions (every modern or stateless HTTP request has one) never ask the client anything.

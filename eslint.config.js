@@ -34,6 +34,7 @@ module.exports = tseslint.config(
     ignores: [
       '**/node_modules/**',
       '**/dist/**',
+      'docs/api/**',
       'coverage/**',
       'results/**',
       'bench/results/**',

@@ -1,12 +1,28 @@
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
 import { LIBS, ROOT } from './support/import-graph';
 
 /**
- * The public surface of each lib, frozen: a change to what an index.ts exports shows up as a snapshot diff, to be
- * reviewed (and the README and docs updated) in the same commit. Update with `npx jest test/exports.spec.ts -u`.
+ * The public surface of each package entry (each subpath of a lib's `exports` map: `@conduit-mcp/server`,
+ * `@conduit-mcp/server/testing`…), frozen: a change to what an entry exports shows up as a snapshot diff, to be
+ * reviewed (and the README, CHANGELOG and docs updated) in the same commit. This is the public API of the version
+ * policy. Update with `npx jest test/exports.spec.ts -u`.
  */
-const indexes = LIBS.map((lib) => path.join(ROOT, 'libs', lib, 'src', 'index.ts'));
+const ENTRIES: Array<[specifier: string, index: string]> = LIBS.flatMap((lib) => {
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'libs', lib, 'package.json'), 'utf8')) as {
+    exports: Record<string, string | { types: string; default: string }>;
+  };
+  return Object.entries(manifest.exports)
+    .filter(([subpath]) => subpath !== './package.json')
+    .map(([subpath, target]): [string, string] => {
+      if (typeof target === 'string') throw new Error(`${lib}: export ${subpath} must have types and default`);
+      // ./dist/<dir>/index.d.ts is built from src/<dir>/index.ts.
+      const source = target.types.replace(/^\.\/dist\//, 'src/').replace(/\.d\.ts$/, '.ts');
+      return [`@conduit-mcp/${lib}${subpath.slice(1)}`, path.join(ROOT, 'libs', lib, source)];
+    });
+});
+const indexes = ENTRIES.map(([, index]) => index);
 const config = ts.getParsedCommandLineOfConfigFile(
   path.join(ROOT, 'tsconfig.json'),
   {},
@@ -33,16 +49,14 @@ function surface(index: string): string[] {
     .sort();
 }
 
-describe.each(LIBS)('public exports of @conduit-mcp/%s', (lib) => {
-  const index = path.join(ROOT, 'libs', lib, 'src', 'index.ts');
-
+describe.each(ENTRIES)('public exports of %s', (specifier, index) => {
   it('match the reviewed snapshot', () => {
     expect(surface(index)).toMatchSnapshot();
   });
 
   it('at run time, are exactly the value exports', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const runtime = Object.keys(require(`@conduit-mcp/${lib}`) as object).sort();
+    const runtime = Object.keys(require(specifier) as object).sort();
     const values = surface(index)
       .filter((entry) => entry.endsWith(': value'))
       .map((entry) => entry.split(':')[0]);

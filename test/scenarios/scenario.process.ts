@@ -11,6 +11,18 @@ export const MODERN_META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
+/** A command line a {@link ScenarioProcess} runs as given, instead of a scenario file on ts-node. */
+export interface ScenarioCommand {
+  command: string;
+  args: string[];
+  cwd: string;
+}
+
+function onTsNode(file: string): ScenarioCommand {
+  const register = ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register'];
+  return { command: process.execPath, args: [...register, file], cwd: ROOT };
+}
+
 /** Options of a {@link ScenarioProcess}. */
 export interface ScenarioOptions {
   args?: string[];
@@ -21,8 +33,9 @@ export interface ScenarioOptions {
 }
 
 /**
- * A scenario app (a TypeScript file under test/scenarios/) running as a child process on ts-node: its stdout as raw
- * lines, its stderr as text, its exit. `stop()` kills it if it still runs; every test that starts one stops it.
+ * A scenario app (a TypeScript file under test/scenarios/) running as a child process on ts-node, or a command line
+ * run as given: its stdout as raw lines, its stderr as text, its exit. `stop()` kills it if it still runs; every test
+ * that starts one stops it.
  */
 export class ScenarioProcess {
   readonly child: ChildProcessWithoutNullStreams;
@@ -32,15 +45,21 @@ export class ScenarioProcess {
   private stderrText = '';
   private partial = '';
 
-  constructor(file: string, { args = [], env = {}, stdout = 'lines' }: ScenarioOptions = {}) {
-    this.child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', file, ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env }, stdio: 'pipe' },
-    );
-    this.exited = new Promise((resolve) =>
-      this.child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
-    );
+  constructor(app: string | ScenarioCommand, { args = [], env = {}, stdout = 'lines' }: ScenarioOptions = {}) {
+    const { command, args: appArgs, cwd } = typeof app === 'string' ? onTsNode(app) : app;
+    this.child = spawn(command, [...appArgs, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: 'pipe',
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() }));
+      // A command that cannot start (not on PATH) emits `error` and no `exit`.
+      this.child.once('error', (error) => {
+        this.stderrText += `${error.message}\n`;
+        resolve({ code: null, signal: null, at: Date.now() });
+      });
+    });
     this.child.stdin.on('error', () => undefined); // EPIPE once the child is gone
     this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderrText += chunk));
     if (stdout === 'lines') this.child.stdout.setEncoding('utf8').on('data', (chunk: string) => this.take(chunk));

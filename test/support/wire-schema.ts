@@ -1,7 +1,7 @@
 import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The official schemas of each revision, as published (see spec/README.md). */
@@ -63,6 +63,10 @@ export class WireSchema {
       SPEC_DIR,
       `schema-${revision === '2025-03-26' || revision === '2024-11-05' ? '2025-06-18' : revision}.json`,
     );
+    // A missing schema fails the test that needs it at once, saying which file and where it comes from.
+    if (!existsSync(file)) {
+      throw new Error(`Missing the official MCP schema ${file}: see test/support/spec/README.md for where to get it`);
+    }
     const schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     const draft2020 = String(schema.$schema).includes('2020-12');
     this.ajv = draft2020

@@ -27,6 +27,26 @@ const CHECK_PROVIDERS: Provider[] = [
   exports: [McpClients, McpClientHealthIndicator],
 })
 export class McpClientModule extends ConfigurableModuleClass {
+  /**
+   * Connections to the servers listed in `options.servers`, each injectable as `@InjectMcpClient(id)`.
+   *
+   * @example
+   * ```ts
+   * @Module({
+   *   imports: [
+   *     McpClientModule.forRoot({
+   *       name: 'assistant',
+   *       servers: [
+   *         { id: 'fs', transport: { type: 'stdio', command: 'node', args: ['server.js'] } },
+   *         { id: 'weather', transport: { type: 'http', url: 'http://127.0.0.1:3000/mcp' }, era: 'auto' },
+   *       ],
+   *     }),
+   *   ],
+   *   providers: [Approvals, Forecasts],
+   * })
+   * export class AppModule {}
+   * ```
+   */
   static forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
     return withClientTokens(
       super.forRoot(options),
@@ -34,7 +54,23 @@ export class McpClientModule extends ConfigurableModuleClass {
     );
   }
 
-  /** `serverIds` registers `@InjectMcpClient(id)` for servers whose configuration the factory returns. */
+  /**
+   * `McpClientModule.forRoot` with options a factory builds from injected providers. `serverIds` registers
+   * `@InjectMcpClient(id)` for servers whose configuration the factory returns (`McpClients.get(id)` reaches any).
+   *
+   * @example
+   * ```ts
+   * McpClientModule.forRootAsync({
+   *   serverIds: ['weather'],
+   *   imports: [SettingsModule],
+   *   inject: [Settings],
+   *   useFactory: (settings: Settings) => ({
+   *     name: 'assistant',
+   *     servers: [{ id: 'weather', transport: { type: 'http', url: settings.weatherUrl } }],
+   *   }),
+   * });
+   * ```
+   */
   static forRootAsync(options: typeof ASYNC_OPTIONS_TYPE & { serverIds?: string[] }): DynamicModule {
     return withClientTokens(super.forRootAsync(options), options.serverIds ?? []);
   }

@@ -121,5 +121,7 @@ export type { HeaderParam } from './protocol/param-headers';
 export { SPEC_TOOL_NAME_RULE, isSpecToolName } from './protocol/tool-name';
 export { isConstant, markConstant, serializeMessage } from './jsonrpc/jsonrpc.serializer';
 export { healthIndicatorResult } from './health/health-indicator.result';
-export type { HealthStatus } from './health/health-indicator.result';
+export type { HealthStatus, McpHealthIndicatorResult } from './health/health-indicator.result';
 export { MRTR_METHODS, decideEra, namesModernRevision } from './protocol/era.decision';
+export { loadOptionalPackage } from './packages/optional-package';
+export type { OptionalPackageOptions } from './packages/optional-package';

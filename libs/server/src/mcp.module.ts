@@ -66,11 +66,37 @@ import { RequestStateKeyWarning } from './eras/modern/mrtr/request-state-key.war
   exports: [McpServer, McpHealthIndicator],
 })
 export class McpModule extends ConfigurableModuleClass {
+  /**
+   * One MCP server, named by `options.name` (inject it as `McpServer`, or `@InjectMcpServer(name)` when there are
+   * several). Global unless `isGlobal: false`.
+   *
+   * @example
+   * ```ts
+   * @Module({
+   *   imports: [McpModule.forRoot({ name: 'weather', version: '1.0.0', http: { path: '/mcp' } })],
+   *   providers: [WeatherTools],
+   * })
+   * export class AppModule {}
+   * ```
+   */
   static forRoot(options: typeof OPTIONS_TYPE): DynamicModule {
     return withNamedServer(super.forRoot(options), options.name);
   }
 
-  /** `name` is needed up front to register `@InjectMcpServer(name)`; the factory's `name` must match it. */
+  /**
+   * `McpModule.forRoot` with options a factory builds from injected providers (a store or bus from a client, settings).
+   * `name` is needed up front to register `@InjectMcpServer(name)`; the factory's `name` must match it.
+   *
+   * @example
+   * ```ts
+   * McpModule.forRootAsync({
+   *   name: 'weather',
+   *   imports: [SettingsModule],
+   *   inject: [Settings],
+   *   useFactory: (settings: Settings) => ({ name: 'weather', version: '1.0.0', pageSize: settings.pageSize }),
+   * });
+   * ```
+   */
   static forRootAsync(options: typeof ASYNC_OPTIONS_TYPE & { name?: string }): DynamicModule {
     const module = super.forRootAsync(options);
     return options.name ? withNamedServer(module, options.name) : module;

@@ -27,7 +27,20 @@ export type { McpClientState, McpListenHandle } from './mcp-client.types';
 /**
  * A connection to one MCP server, in whichever era it speaks: requests with deadlines, cancellation and progress;
  * legacy server requests answered through the responder; modern `input_required` results fulfilled in the calling
- * flow and retried (MRTR).
+ * flow and retried (MRTR). The module makes one per configured server: inject it with `@InjectMcpClient(id)`.
+ *
+ * @example
+ * ```ts
+ * @Injectable()
+ * export class Forecasts {
+ *   constructor(@InjectMcpClient('weather') private readonly weather: McpClient) {}
+ *
+ *   forecast(city: string): Promise<CallToolResult> {
+ *     const onProgress = (progress: McpProgress) => console.error(`${progress.progress}/${progress.total ?? '?'}`);
+ *     return this.weather.callTool('forecast', { city }, { timeout: 30_000, onProgress });
+ *   }
+ * }
+ * ```
  */
 export class McpClient {
   private readonly connection: ClientConnection;

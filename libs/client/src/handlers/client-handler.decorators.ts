@@ -34,6 +34,17 @@ export const OnSampling = (scope: McpHandlerScope = {}): MethodDecorator => SetM
  * given modes (default `['form']`). Around it run `InputBudgetGuard`, `ElicitationRequestGuard` (a request in another
  * mode, a non-https URL or a nested form never reaches it), your guards, `ElicitationAnswerInterceptor`,
  * `ElicitationContextInterceptor` (url, host, idn, originMismatch, fields in `ctx`), your interceptors and pipes.
+ *
+ * @example
+ * ```ts
+ * @OnElicitation({ modes: ['form'] })
+ * async elicit(params: ElicitRequestParams, ctx: McpInputContext): Promise<ElicitResult> {
+ *   if (params.mode === 'url') return { action: 'decline' }; // form mode only: never reached
+ *   if (Object.values(ctx.fields ?? {}).some((field) => field.sensitiveSuspected)) return { action: 'decline' };
+ *   const content = await this.dialogs.askForm(params.message, params.requestedSchema);
+ *   return content ? { action: 'accept', content } : { action: 'cancel' };
+ * }
+ * ```
  */
 export const OnElicitation = (options: McpHandlerScope & { modes?: Array<'form' | 'url'> } = {}): MethodDecorator =>
   SetMetadata(ON_ELICITATION_METADATA, { ...options, modes: options.modes ?? ['form'] });
@@ -41,6 +52,14 @@ export const OnElicitation = (options: McpHandlerScope & { modes?: Array<'form' 
 /**
  * Answers `roots/list`: `(params: {}, ctx: McpInputContext) => ListRootsResult`. Declares `roots`. Around it run
  * `InputBudgetGuard`, your enhancers, and `LocalRootsInterceptor`: only local `file://` roots are sent.
+ *
+ * @example
+ * ```ts
+ * @OnRoots({ servers: ['fs'] })
+ * roots(params: {}, ctx: McpInputContext): ListRootsResult {
+ *   return { roots: [{ uri: 'file:///home/ada/project', name: 'project' }] };
+ * }
+ * ```
  */
 export const OnRoots = (scope: McpHandlerScope = {}): MethodDecorator => SetMetadata(ON_ROOTS_METADATA, scope);
 

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { HealthIndicatorResult } from '@nestjs/terminus';
-import { healthIndicatorResult } from '@conduit-mcp/core';
+import { McpHealthIndicatorResult, healthIndicatorResult } from '@conduit-mcp/core';
 import { McpClients } from '../mcp-clients';
 
 /**
@@ -12,7 +11,7 @@ import { McpClients } from '../mcp-clients';
 export class McpClientHealthIndicator {
   constructor(private readonly clients: McpClients) {}
 
-  async isHealthy(key = 'mcp-clients', timeoutMs = 5_000): Promise<HealthIndicatorResult> {
+  async isHealthy(key = 'mcp-clients', timeoutMs = 5_000): Promise<McpHealthIndicatorResult> {
     const servers = await Promise.all(
       this.clients.all().map(async (client) => {
         try {

@@ -20,7 +20,10 @@ export function transportFailure(id: JsonRpcId, message: string, status?: number
   return response;
 }
 
-/** True for a response a client transport made up (see {@link transportFailure}), never for one a server sent. */
+/**
+ * True for an error response a client transport made up for a request the server will never answer (an HTTP error
+ * without a JSON-RPC body, a body too large, a stream lost for good), never for one a server sent.
+ */
 export function isSyntheticResponse(message: unknown): boolean {
   return typeof message === 'object' && message !== null && synthetic.has(message);
 }

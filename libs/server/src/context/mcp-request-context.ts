@@ -14,12 +14,12 @@ import { McpInput } from './mcp-input.interface';
 import { McpInvocation, McpInvocationInit, McpInvocationTarget } from './mcp-invocation';
 import { McpRequestState } from './mcp-request-state';
 
-/** What an era engine knows about a request when it builds its context (the init of its {@link McpInvocation}). */
+/** What an era engine knows about a request when it builds its context (the init of its invocation). */
 export type McpRequestContextInit = McpInvocationInit;
 
 /**
  * The context of one MCP request, handed to handlers through `@McpCtx()` and to guards and interceptors: a view over
- * the request's {@link McpInvocation}.
+ * the request's invocation (its ids, era, session, signal and input rounds).
  */
 export class McpRequestContext {
   private readonly invocation: McpInvocation;

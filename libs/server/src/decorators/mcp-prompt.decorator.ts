@@ -19,5 +19,16 @@ export interface McpPromptOptions {
   _meta?: Meta;
 }
 
-/** Exposes a provider method as an MCP prompt. */
+/**
+ * Exposes a provider method as an MCP prompt. Its arguments reach the method through `@McpArgs()`; it returns a
+ * `GetPromptResult`, an array of messages or a string (one user message).
+ *
+ * @example
+ * ```ts
+ * @McpPrompt({ name: 'trip_brief', arguments: [{ name: 'city', required: true }] })
+ * tripBrief(@McpArgs() args: { city: string }) {
+ *   return `Write a two-line travel brief for ${args.city}.`;
+ * }
+ * ```
+ */
 export const McpPrompt = (options: McpPromptOptions = {}): MethodDecorator => SetMetadata(MCP_PROMPT_METADATA, options);

@@ -22,6 +22,20 @@ export interface McpResourceOptions {
   _meta?: Meta;
 }
 
-/** Exposes a provider method as an MCP resource (static URI) or resource template (URI template). */
+/**
+ * Exposes a provider method as an MCP resource (static URI) or resource template (URI template). A template's
+ * variables reach the method through `@McpArgs()`; it returns a `ReadResourceResult`, contents, a string (text) or a
+ * `Buffer` (blob).
+ *
+ * @example
+ * ```ts
+ * @McpResource({ uri: 'notes://notes/{id}', name: 'note', mimeType: 'text/plain' })
+ * note(@McpArgs() variables: { id: string }) {
+ *   const text = this.notes.get(variables.id);
+ *   if (text === undefined) throw new NotFoundException(`no note ${variables.id}`);
+ *   return text;
+ * }
+ * ```
+ */
 export const McpResource = (options: McpResourceOptions): MethodDecorator =>
   SetMetadata(MCP_RESOURCE_METADATA, options);

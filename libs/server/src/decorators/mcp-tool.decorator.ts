@@ -25,5 +25,25 @@ export interface McpToolOptions {
   _meta?: Meta;
 }
 
-/** Exposes a provider method as an MCP tool. */
+/**
+ * Exposes a provider method as an MCP tool. The method gets the validated arguments through `@McpArgs()` and the
+ * request's context through `@McpCtx()`; it returns a `CallToolResult`, a string (one text block) or a plain object
+ * (`structuredContent`).
+ *
+ * @example
+ * ```ts
+ * @Injectable()
+ * export class WeatherTools {
+ *   @McpTool({
+ *     name: 'forecast',
+ *     description: 'The forecast for a city',
+ *     input: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+ *   })
+ *   forecast(@McpArgs() args: { city: string }, @McpCtx() ctx: McpRequestContext) {
+ *     ctx.log('info', `forecast for ${args.city}`);
+ *     return { city: args.city, summary: 'sunny' };
+ *   }
+ * }
+ * ```
+ */
 export const McpTool = (options: McpToolOptions = {}): MethodDecorator => SetMetadata(MCP_TOOL_METADATA, options);

@@ -1,4 +1,4 @@
-import { eventBusContract } from '../testing/event-bus.contract';
+import { eventBusContract } from '../contracts/event-bus.contract';
 import { InMemoryEventBus } from './in-memory-event.bus';
 
 eventBusContract([

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { HealthIndicatorResult } from '@nestjs/terminus';
-import { healthIndicatorResult } from '@conduit-mcp/core';
+import { McpHealthIndicatorResult, healthIndicatorResult } from '@conduit-mcp/core';
 import { McpServer, hostOf } from '../mcp.server';
 
 /**
@@ -11,7 +10,7 @@ import { McpServer, hostOf } from '../mcp.server';
 export class McpHealthIndicator {
   constructor(private readonly server: McpServer) {}
 
-  async isHealthy(key = 'mcp', server: McpServer = this.server): Promise<HealthIndicatorResult> {
+  async isHealthy(key = 'mcp', server: McpServer = this.server): Promise<McpHealthIndicatorResult> {
     const host = hostOf(server);
     const details = {
       server: server.name,

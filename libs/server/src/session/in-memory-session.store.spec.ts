@@ -1,4 +1,4 @@
-import { sessionStoreContract } from '../testing/session-store.contract';
+import { sessionStoreContract } from '../contracts/session-store.contract';
 import { InMemorySessionStore } from './in-memory-session.store';
 
 sessionStoreContract([['InMemorySessionStore', ({ maxSessions }) => new InMemorySessionStore({ maxSessions })]]);

@@ -1,4 +1,4 @@
-import { taskStoreContract } from '../testing/task-store.contract';
+import { taskStoreContract } from '../contracts/task-store.contract';
 import { InMemoryTaskStore } from './in-memory-task.store';
 
 taskStoreContract([['InMemoryTaskStore', ({ maxTasksPerOwner }) => new InMemoryTaskStore({ maxTasksPerOwner })]]);

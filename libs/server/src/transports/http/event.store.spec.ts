@@ -1,4 +1,4 @@
-import { eventStoreContract } from '../../testing/event-store.contract';
+import { eventStoreContract } from '../../contracts/event-store.contract';
 import { JsonRpcMessage } from '@conduit-mcp/core';
 import { InMemoryEventStore } from './event.store';
 

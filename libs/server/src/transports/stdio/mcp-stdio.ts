@@ -23,6 +23,19 @@ export interface McpStdioOptions {
  * then the process exits with 0.
  */
 export class McpStdio {
+  /**
+   * Creates the app (a Nest application context, no HTTP server) and serves its MCP server on stdin/stdout until stdin
+   * ends or a signal arrives. Resolves with the app once it serves.
+   *
+   * @example
+   * ```ts
+   * // main.ts: a desktop client starts `node dist/main.js`
+   * import { McpStdio } from '@conduit-mcp/server';
+   * import { AppModule } from './app.module';
+   *
+   * void McpStdio.run(AppModule, { logLevels: ['warn', 'error'] });
+   * ```
+   */
   static async run(module: Type<unknown>, options: McpStdioOptions = {}): Promise<INestApplicationContext> {
     // Made before stdout is reserved: the transport takes stdout's own `write`, the rest of the process gets stderr's.
     const transport = new StdioTransport(process.stdin, process.stdout, { pauseInputWhileOutputFull: true });

@@ -1,0 +1,29 @@
+// An ECMAScript-module app ("type": "module"): the CommonJS packages' named exports import as they would in any
+// ESM code. No class-validator here: a tool with a JSON Schema input needs none of the DTO packages.
+import 'reflect-metadata';
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { McpArgs, McpModule, McpTool } from '@conduit-mcp/server';
+
+@Injectable()
+class EchoTools {
+  @McpTool({
+    name: 'echo',
+    description: 'Echoes its text',
+    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  })
+  echo(@McpArgs() args: { text: string }) {
+    return args.text;
+  }
+}
+
+@Module({
+  imports: [McpModule.forRoot({ name: 'esm', version: '1.0.0', http: { path: '/mcp' } })],
+  providers: [EchoTools],
+})
+class AppModule {}
+
+const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });
+app.enableShutdownHooks();
+await app.listen(0, '127.0.0.1');
+console.log(`READY ${(app.getHttpServer().address() as { port: number }).port}`);

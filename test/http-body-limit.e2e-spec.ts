@@ -44,7 +44,7 @@ function postWithHttp(port: number, body: string, chunked: boolean): Promise<Ans
 // Posts a body of `size` bytes on a raw connection (declared, or chunked: then the server finds it too large only
 // once it has read past the limit) and, busy elsewhere, reads nothing for a while; resolves everything it could read.
 // A connection reset meanwhile (the server closing on unread data) loses the answer, as it does for a loaded client.
-function postThenRead(port: number, size: number, chunked: boolean): Promise<string> {
+function postThenRead(port: number, size: number, chunked: boolean, body = Buffer.alloc(size, 0x20)): Promise<string> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1', () => {
       socket.pause();
@@ -53,7 +53,6 @@ function postThenRead(port: number, size: number, chunked: boolean): Promise<str
         `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
           `Accept: application/json, text/event-stream\r\n${framing}\r\n\r\n`,
       );
-      const body = Buffer.alloc(size, 0x20);
       socket.write(
         chunked ? Buffer.concat([Buffer.from(`${size.toString(16)}\r\n`), body, Buffer.from('\r\n0\r\n\r\n')]) : body,
       );
@@ -159,5 +158,35 @@ describe.each(HTTP_MOUNTS)('a body over the limit ($name)', (mount) => {
     server = await start(mount, { bodyDrainTimeoutMs: 120_000, bodyDrainLimit: 256 * 1024 });
     const sized = await postEndlessly(server.port);
     expect(sized.closedAfterMs).toBeLessThan(15_000);
+  });
+});
+
+// The same for a request the authenticator refuses before its body is read: the 401 (with its challenge) is readable.
+describe.each(HTTP_MOUNTS)('an authentication refusal before the body ($name)', (mount) => {
+  let server: HardeningApp | undefined;
+  const refuseAll = {
+    authenticate: async () => ({ ok: false as const, status: 401 as const, challenge: 'Bearer realm="e2e"' }),
+  };
+
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it(`is answered 401 with its challenge to a client still sending, ${TRIES / 2} tries each way`, async () => {
+    server = await startHardeningApp(mount, { legacySse: false, authenticator: refuseAll });
+    // Valid JSON under the Express mount's own parser limit (100 kB): Nest's parser reads it before the authenticator
+    // runs. Elsewhere the authenticator answers first, and the body is larger than what Node reads ahead unasked.
+    const size = mount.mount === 'express' ? 64 * 1024 : 4 * 1024 * 1024;
+    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: '' } }));
+    const padded = Buffer.concat([body.subarray(0, -3), Buffer.alloc(size - body.length, 0x78), body.subarray(-3)]);
+    for (const chunked of [false, true]) {
+      for (let n = 0; n < TRIES / 2; n++) {
+        const answer = await postThenRead(server.port, size, chunked, padded);
+        expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+        expect(answer).toMatch(/\r\nwww-authenticate: Bearer realm="e2e"\r\n/i);
+        expect(answer).toContain('"code":-32000');
+      }
+    }
   });
 });

@@ -60,7 +60,7 @@ export class ClientConnection {
       (method) => handlerTimeoutMs(method, options),
       (response) => void host.write(response).catch(() => undefined),
     );
-    this.router = new ServerMessageRouter(config.id, options, host, this.calls, this.runner, responder);
+    this.router = new ServerMessageRouter(config.id, options, host, this.calls, this.runner, responder, this.envelope);
     this.rounds = new InputRounds(
       {
         send: (method, params, callOptions) => this.calls.send(method, params, callOptions),

@@ -59,6 +59,12 @@ export class ModernEnvelope {
     return this.toolHeaders.has(name);
   }
 
+  /** Forgets every tool's declarations (the server's tools changed): the next call to a tool lists them again. */
+  forgetTools(): void {
+    this.toolHeaders.clear();
+    this.toolHeaderBytes = 0;
+  }
+
   /** A tool the server did not list: it is called with no `Mcp-Param-*` header, and not looked up again. */
   assumeNoHeaders(name: string): void {
     if (!this.toolHeaders.has(name)) this.remember(name, []);

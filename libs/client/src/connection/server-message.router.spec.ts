@@ -47,7 +47,8 @@ function router(era: Era, options: { origin?: string; configuredOrigin?: string 
     logLevel: () => undefined,
     eventScope: (method) => ({ client: 'spec', server: 'peer', method, era }),
   };
-  const calls = new CallTable(host, new ModernEnvelope(host), { requestTimeoutMs: 1_000 });
+  const envelope = new ModernEnvelope(host);
+  const calls = new CallTable(host, envelope, { requestTimeoutMs: 1_000 });
   const runner = new ServerRequestRunner(
     8,
     () => 1_000,
@@ -60,8 +61,9 @@ function router(era: Era, options: { origin?: string; configuredOrigin?: string 
     calls,
     runner,
     responder,
+    envelope,
   );
-  return { subject, calls, responder, written };
+  return { subject, calls, responder, written, envelope };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -148,5 +150,20 @@ describe('ServerMessageRouter', () => {
     expect(responder.notified).toEqual([{ method: 'notifications/tools/list_changed', era: 'modern' }]);
     calls.rejectAll(() => new Error('done'));
     await expect(slow).rejects.toThrow('done');
+  });
+
+  it("forgets the tools' header declarations when the server says its tools changed", () => {
+    const { subject, envelope, responder } = router('modern');
+    envelope.learnTool({ name: 'search', inputSchema: { type: 'object' } });
+    envelope.assumeNoHeaders('unlisted');
+    subject.onMessage({ jsonrpc: '2.0', method: 'notifications/resources/list_changed' }, undefined);
+    expect([envelope.knowsTool('search'), envelope.knowsTool('unlisted')]).toEqual([true, true]);
+    subject.onMessage({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, undefined);
+    // The next call to either lists the tools again; the app's handlers still hear of it.
+    expect([envelope.knowsTool('search'), envelope.knowsTool('unlisted')]).toEqual([false, false]);
+    expect(responder.notified.map((n) => n.method)).toEqual([
+      'notifications/resources/list_changed',
+      'notifications/tools/list_changed',
+    ]);
   });
 });

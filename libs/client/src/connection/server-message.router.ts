@@ -4,6 +4,7 @@ import { reportInput } from '../telemetry/client-telemetry';
 import { isSyntheticResponse } from '../transports/synthetic-response';
 import { CallTable } from './call-table';
 import { ConnectionHost } from './connection.host';
+import { ModernEnvelope } from './modern-envelope';
 import { INPUT_CAPABILITY, McpInputMethod, McpInputResponder, McpInputSituation } from './input-responder.interface';
 import { PendingCall } from './pending-call';
 import { ServerRequestRunner } from './server-request.runner';
@@ -21,6 +22,7 @@ export class ServerMessageRouter {
     private readonly calls: CallTable,
     private readonly runner: ServerRequestRunner,
     private readonly responder: McpInputResponder,
+    private readonly envelope: Pick<ModernEnvelope, 'forgetTools'>,
   ) {}
 
   onMessage(raw: unknown, relatedRequestId: JsonRpcId | undefined): void {
@@ -104,6 +106,8 @@ export class ServerMessageRouter {
       return;
     }
     if (method === 'notifications/cancelled') return this.runner.cancel(params.requestId as JsonRpcId);
+    // A changed tool may declare other Mcp-Param-* headers: the next call to a tool lists the tools again.
+    if (method === 'notifications/tools/list_changed') this.envelope.forgetTools();
     if (method === 'notifications/subscriptions/acknowledged') {
       const id = (params._meta as Record<string, unknown> | undefined)?.[META_SUBSCRIPTION_ID] as JsonRpcId;
       return this.calls.acknowledge(id, (params.notifications as Record<string, unknown>) ?? {});

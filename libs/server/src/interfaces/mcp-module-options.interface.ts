@@ -26,11 +26,12 @@ export interface McpHttpOptions {
   /** Request body limit in bytes. Default 4 MiB. */
   bodyLimit?: number;
   /**
-   * After a 413, the rest of the body is read and thrown away, up to this many bytes, so that the client gets to read
-   * the answer instead of a reset connection; a body with more left is cut off (`0`: at once). Default 8 MiB.
+   * After a refusal that leaves the body unread (413, or the authenticator's 401/403), the rest of the body is read
+   * and thrown away, up to this many bytes, so that the client gets to read the answer instead of a reset connection;
+   * a body with more left is cut off (`0`: at once). Default 8 MiB.
    */
   bodyDrainLimit?: number;
-  /** How long the rest of a body refused with 413 is read and thrown away before the connection is cut. Default 5 000 ms. */
+  /** How long the rest of a body refused unread is read and thrown away before the connection is cut. Default 5 000 ms. */
   bodyDrainTimeoutMs?: number;
   /**
    * Most messages in a JSON-RPC batch, on a session (or a stateless request) at a revision that has batches

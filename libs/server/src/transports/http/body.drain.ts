@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { ErrorCode, errorResponse, serializeMessage } from '@conduit-mcp/core';
 import { headerValue } from './http-request.util';
 import { sendError } from './http-response.util';
@@ -9,8 +9,15 @@ export interface BodyDrainLimits {
   timeoutMs: number;
 }
 
+/** What a refusal carries besides its status and message: the JSON-RPC code (default -32000) and headers. */
+export interface RefusalExtras {
+  code?: number;
+  headers?: OutgoingHttpHeaders;
+}
+
 /**
- * Refuses a request whose body was not read to its end (413), so that the client can read the refusal. Closing at
+ * Refuses a request whose body was not read to its end (413, or an authentication refusal before the body), so that
+ * the client can read the refusal. Closing at
  * once would reset the connection under a client still sending, which then reports a broken pipe or a reset instead
  * of the status. So the whole answer is written at once (a client that reads while it sends has it), the rest of the
  * body is read and thrown away, and the response ends — closing the connection — once the body has ended. A body with
@@ -24,20 +31,22 @@ export function refuseUnreadBody(
   message: string,
   read: number,
   limits: BodyDrainLimits,
+  extras: RefusalExtras = {},
 ): void {
-  const close = { Connection: 'close' };
-  if (req.readableEnded || req.destroyed) return sendError(res, status, message, { headers: close });
+  const code = extras.code ?? ErrorCode.ServerError;
+  const headers = { ...extras.headers, Connection: 'close' };
+  if (req.readableEnded || req.destroyed) return sendError(res, status, message, { code, headers });
   const declared = Number(headerValue(req, 'content-length'));
   if (declared - read > limits.maxBytes || limits.maxBytes === 0 || limits.timeoutMs === 0)
-    return sendError(res, status, message, { headers: close });
+    return sendError(res, status, message, { code, headers });
   if (res.headersSent || res.destroyed) return void res.destroy();
 
-  const text = serializeMessage(errorResponse(null, { code: ErrorCode.ServerError, message }));
+  const text = serializeMessage(errorResponse(null, { code, message }));
   try {
     res.writeHead(status, {
+      ...headers,
       'Content-Type': 'application/json',
       'Content-Length': Buffer.byteLength(text),
-      Connection: 'close',
     });
     res.write(text);
   } catch {

@@ -5,6 +5,7 @@ import { ErrorCode, sanitizeText } from '@conduit-mcp/core';
 import type { McpAuthInfo } from '../../auth/mcp-auth-info.interface';
 import type { McpAuthenticator, McpAuthResult } from '../../auth/mcp-authenticator.interface';
 import { TransportKind } from '../../dispatch/transport-facts.interface';
+import { BodyDrainLimits, refuseUnreadBody } from './body.drain';
 import { httpTransportFacts } from './http-transport.facts';
 import { sendError } from './http-response.util';
 
@@ -22,25 +23,27 @@ export interface AuthPassage {
 /**
  * Runs `authenticator` on a request, before its body is read. Resolves with the passage of an accepted request;
  * otherwise answers it — 401 or 403 with `WWW-Authenticate` and a JSON-RPC error body, 500 with a generic message
- * when the authenticator throws or returns nonsense — and resolves with undefined. An unread body is not drained:
- * the response closes the connection. Never rejects.
+ * when the authenticator throws or returns nonsense — and resolves with undefined. A body not read yet is drained
+ * within `drain` after the answer is written, so that a client still sending it can read the refusal; the connection
+ * then closes. Never rejects.
  */
 export async function authenticateHttp(
   req: IncomingMessage,
   res: ServerResponse,
   authenticator: McpAuthenticator,
   kind: TransportKind,
+  drain: BodyDrainLimits,
 ): Promise<AuthPassage | undefined> {
   let result: McpAuthResult;
   try {
     result = await authenticator.authenticate(httpTransportFacts(kind, req, undefined));
   } catch (error) {
     logger.error(`The MCP authenticator failed: ${error instanceof Error ? error.message : String(error)}`);
-    return void refuse(req, res, 500, 'Internal error', {}, ErrorCode.InternalError);
+    return void refuse(req, res, drain, 500, 'Internal error', {}, ErrorCode.InternalError);
   }
   if (typeof result !== 'object' || result === null || typeof result.ok !== 'boolean') {
     logger.error('The MCP authenticator returned no { ok } verdict');
-    return void refuse(req, res, 500, 'Internal error', {}, ErrorCode.InternalError);
+    return void refuse(req, res, drain, 500, 'Internal error', {}, ErrorCode.InternalError);
   }
   if (result.ok) return { auth: result.auth };
   const status = result.status === 403 ? 403 : 401;
@@ -51,7 +54,7 @@ export async function authenticateHttp(
       validateHeaderValue('WWW-Authenticate', challenge);
     } catch {
       logger.error('The MCP authenticator returned a challenge that is not a valid header value');
-      return void refuse(req, res, 500, 'Internal error', {}, ErrorCode.InternalError);
+      return void refuse(req, res, drain, 500, 'Internal error', {}, ErrorCode.InternalError);
     }
     headers['WWW-Authenticate'] = challenge;
   }
@@ -61,20 +64,21 @@ export async function authenticateHttp(
       : status === 401
         ? 'Unauthorized'
         : 'Forbidden';
-  refuse(req, res, status, message, headers, ErrorCode.ServerError);
+  refuse(req, res, drain, status, message, headers, ErrorCode.ServerError);
   return undefined;
 }
 
 function refuse(
   req: IncomingMessage,
   res: ServerResponse,
+  drain: BodyDrainLimits,
   status: number,
   message: string,
   headers: OutgoingHttpHeaders,
   code: number,
 ): void {
-  // Answering leaves the body unread; Node would read the rest to reuse the connection, so close it instead.
-  if (hasUnreadBody(req)) headers.Connection = 'close';
+  // Answering leaves the body unread: closing at once could reset the connection under a client still sending it.
+  if (hasUnreadBody(req)) return refuseUnreadBody(req, res, status, message, 0, drain, { code, headers });
   sendError(res, status, message, { code, headers });
 }
 

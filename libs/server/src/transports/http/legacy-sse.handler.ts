@@ -53,7 +53,7 @@ export class LegacySseHandler {
       }
       let auth: McpAuthInfo | undefined;
       if (authenticator) {
-        const passage = await authenticateHttp(req, res, authenticator, 'sse');
+        const passage = await authenticateHttp(req, res, authenticator, 'sse', this.options.bodyDrain);
         if (!passage) return;
         auth = passage.auth;
       }

@@ -56,7 +56,7 @@ export class StreamableHttpHandler {
       // Awaited only when there is an authenticator: without one, a POST costs no extra promise.
       let auth: McpAuthInfo | undefined;
       if (authenticator) {
-        const passage = await authenticateHttp(req, res, authenticator, 'streamable-http');
+        const passage = await authenticateHttp(req, res, authenticator, 'streamable-http', this.options.bodyDrain);
         if (!passage) return;
         auth = passage.auth;
       }

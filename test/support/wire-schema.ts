@@ -24,6 +24,15 @@ const RESULT_OF: Record<string, string> = {
   'completion/complete': 'CompleteResult',
 };
 
+/** Revision 2025-11-25 (experimental tasks): which result types answer which task request. */
+const LEGACY_TASK_RESULT_OF: Record<string, string[]> = {
+  'tasks/get': ['GetTaskResult'],
+  // The payload is what the task's request would have returned, and a server can augment only tools/call.
+  'tasks/result': ['GetTaskPayloadResult', 'CallToolResult'],
+  'tasks/list': ['ListTasksResult'],
+  'tasks/cancel': ['CancelTaskResult'],
+};
+
 /** Revision 2026-07-28: the methods it added, and those it removed (answered with an error, so never with a result). */
 const MODERN_REVISION = '2026-07-28';
 const MODERN_RESULT_OF: Record<string, string> = {
@@ -45,6 +54,23 @@ const MODERN_ERRORS: Record<number, string> = {
   [-32022]: 'UnsupportedProtocolVersionError',
 };
 
+/**
+ * 2026-07-28 has no task types: the tasks extension (`io.modelcontextprotocol/tasks`) defines them in its own schema,
+ * checked beside the revision's (see spec/README.md).
+ */
+const TASKS_EXTENSION_FILE = 'ext-tasks-schema-draft.json';
+/** Which result type of the extension answers which of its requests. */
+const TASKS_EXTENSION_RESULT_OF: Record<string, string> = {
+  'tasks/get': 'GetTaskResult',
+  'tasks/update': 'UpdateTaskResult',
+  'tasks/cancel': 'CancelTaskResult',
+};
+/** The requests the extension lets a server answer with `resultType: "task"`. */
+const TASK_CREATING_METHODS = new Set(['tools/call']);
+
+/** Where a definition lives: the revision's schema, or the tasks extension's. */
+type SchemaSource = 'mcp' | 'ext-tasks';
+
 type Validator = (data: unknown) => string[];
 
 /**
@@ -56,25 +82,21 @@ export class WireSchema {
   private static readonly cache = new Map<string, WireSchema>();
   private readonly validators = new Map<string, Validator>();
   private readonly ajv: Ajv;
-  private readonly prefix: string;
+  private readonly prefixes: Record<SchemaSource, string>;
 
   private constructor(readonly revision: string) {
-    const file = join(
-      SPEC_DIR,
+    const schema = readSchema(
       `schema-${revision === '2025-03-26' || revision === '2024-11-05' ? '2025-06-18' : revision}.json`,
     );
-    // A missing schema fails the test that needs it at once, saying which file and where it comes from.
-    if (!existsSync(file)) {
-      throw new Error(`Missing the official MCP schema ${file}: see test/support/spec/README.md for where to get it`);
-    }
-    const schema = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     const draft2020 = String(schema.$schema).includes('2020-12');
     this.ajv = draft2020
       ? new Ajv2020({ strict: false, allErrors: true })
       : new Ajv({ strict: false, allErrors: true });
     addFormats(this.ajv);
     this.ajv.addSchema(schema, 'mcp');
-    this.prefix = draft2020 ? 'mcp#/$defs/' : 'mcp#/definitions/';
+    this.prefixes = { mcp: draft2020 ? 'mcp#/$defs/' : 'mcp#/definitions/', 'ext-tasks': 'ext-tasks#/$defs/' };
+    // The extension's schema is draft 2020-12 like 2026-07-28's, so both share one Ajv.
+    if (revision === MODERN_REVISION) this.ajv.addSchema(readSchema(TASKS_EXTENSION_FILE), 'ext-tasks');
   }
 
   static for(revision: string): WireSchema {
@@ -87,19 +109,35 @@ export class WireSchema {
   check(message: Record<string, unknown>, requestMethod?: string): string[] {
     if (this.revision === MODERN_REVISION) return this.checkModern(message, requestMethod);
     if ('method' in message && 'id' in message) return this.validate('ServerRequest', message);
+    // Its own definition rather than the ServerNotification union, so a malformed status names its fields.
+    if (message.method === 'notifications/tasks/status' && this.has('TaskStatusNotification'))
+      return this.validate('TaskStatusNotification', message);
     if ('method' in message) return this.validate('ServerNotification', message);
     if ('error' in message)
       return this.validate(this.has('JSONRPCErrorResponse') ? 'JSONRPCErrorResponse' : 'JSONRPCError', message);
-    const resultType = requestMethod ? RESULT_OF[requestMethod] : undefined;
     const envelope = this.validate('JSONRPCResponse', message);
-    return resultType ? [...envelope, ...this.validate(resultType, message.result)] : envelope;
+    const resultTypes = requestMethod ? this.legacyResultTypes(requestMethod, message.result) : [];
+    return [...envelope, ...resultTypes.flatMap((resultType) => this.validate(resultType, message.result))];
+  }
+
+  /**
+   * Revisions before 2026-07-28: the result types of the request. Tasks exist from 2025-11-25 on (the schemas that
+   * define them); there a `tools/call` with a `task` member in its result is a task-augmented call's `CreateTaskResult`.
+   */
+  private legacyResultTypes(requestMethod: string, result: unknown): string[] {
+    const plain = RESULT_OF[requestMethod] ? [RESULT_OF[requestMethod]] : [];
+    if (!this.has('CreateTaskResult')) return plain;
+    if (requestMethod === 'tools/call' && !!result && typeof result === 'object' && 'task' in result)
+      return ['CreateTaskResult'];
+    return LEGACY_TASK_RESULT_OF[requestMethod] ?? plain;
   }
 
   /**
    * 2026-07-28: no server-to-client requests at all (input travels in `input_required` results); every result has a
    * `resultType`, `complete` or (for the MRTR methods only) `input_required`; interim results carry no cache hints;
    * errors in the reserved range -32020..-32099 are only the defined ones, with their defined shapes; -32002 and
-   * -32042 are retired.
+   * -32042 are retired. The tasks extension adds `resultType: "task"` (a `CreateTaskResult`, for `tools/call` only),
+   * the results of `tasks/get|update|cancel` and `notifications/tasks`, all checked against its own schema.
    */
   private checkModern(message: Record<string, unknown>, requestMethod?: string): string[] {
     if ('method' in message && 'id' in message) {
@@ -107,6 +145,7 @@ export class WireSchema {
         `server sent a JSON-RPC request (${String(message.method)}); revision ${MODERN_REVISION} has none (MRTR carries input requests in results)`,
       ];
     }
+    if (message.method === 'notifications/tasks') return this.validate('TaskStatusNotification', message, 'ext-tasks');
     if ('method' in message) return this.validate('ServerNotification', message);
     if ('error' in message) {
       const envelope = this.validate('JSONRPCErrorResponse', message);
@@ -135,30 +174,52 @@ export class WireSchema {
         problems.push('input_required carries cache hints (ttlMs/cacheScope)');
       return problems;
     }
+    if (result.resultType === 'task') {
+      const problems = [...envelope, ...this.validate('CreateTaskResult', result, 'ext-tasks')];
+      if (requestMethod && !TASK_CREATING_METHODS.has(requestMethod))
+        problems.push(
+          `resultType "task" answers ${requestMethod}, which the tasks extension does not let create a task`,
+        );
+      return problems;
+    }
     if (result.resultType !== 'complete')
       return [
         ...envelope,
-        `resultType ${JSON.stringify(result.resultType)} is neither "complete" nor "input_required"`,
+        `resultType ${JSON.stringify(result.resultType)} is neither "complete", "input_required" nor "task"`,
       ];
+    const taskResultType = requestMethod ? TASKS_EXTENSION_RESULT_OF[requestMethod] : undefined;
+    if (taskResultType) return [...envelope, ...this.validate(taskResultType, result, 'ext-tasks')];
     const resultType = requestMethod ? MODERN_RESULT_OF[requestMethod] : undefined;
     return resultType ? [...envelope, ...this.validate(resultType, result)] : envelope;
   }
 
   private has(name: string): boolean {
-    return !!this.ajv.getSchema(this.prefix + name);
+    return !!this.ajv.getSchema(this.prefixes.mcp + name);
   }
 
-  private validate(name: string, data: unknown): string[] {
-    let validator = this.validators.get(name);
+  private validate(name: string, data: unknown, source: SchemaSource = 'mcp'): string[] {
+    const ref = this.prefixes[source] + name;
+    let validator = this.validators.get(ref);
     if (!validator) {
-      const compiled = this.ajv.getSchema(this.prefix + name);
-      if (!compiled) throw new Error(`schema ${this.revision} has no definition ${name}`);
+      const compiled = this.ajv.getSchema(ref);
+      if (!compiled) throw new Error(`schema ${source === 'mcp' ? this.revision : source} has no definition ${name}`);
+      // Definitions of the extension are named as such, since some names (Result, Task…) exist in both schemas.
+      const label = source === 'mcp' ? name : `${source}:${name}`;
       validator = (value) =>
         compiled(value)
           ? []
-          : (compiled.errors ?? []).map((e) => `${name}${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
-      this.validators.set(name, validator);
+          : (compiled.errors ?? []).map((e) => `${label}${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`);
+      this.validators.set(ref, validator);
     }
     return validator(data);
   }
+}
+
+/** One schema file of spec/; a missing one fails the test that needs it at once, saying which and where it comes from. */
+function readSchema(name: string): Record<string, unknown> {
+  const file = join(SPEC_DIR, name);
+  if (!existsSync(file)) {
+    throw new Error(`Missing the schema ${file}: see test/support/spec/README.md for where to get it`);
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
 }

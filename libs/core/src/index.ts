@@ -86,7 +86,20 @@ export type {
   TextResourceContents,
   Tool,
   ToolAnnotations,
+  ToolExecution,
 } from './protocol/protocol.types';
+export { META_RELATED_TASK, TASKS_EXTENSION_ID } from './protocol/tasks.types';
+export type {
+  DetailedTask,
+  GetTaskResult,
+  LegacyCreateTaskResult,
+  LegacyTask,
+  ModernCreateTaskResult,
+  ModernTask,
+  TaskInputRequests,
+  TaskMetadata,
+  TaskStatus,
+} from './protocol/tasks.types';
 export { SchemaValidator } from './schema/schema.validator';
 export type { CompiledSchema, ValidationResult } from './schema/schema.validator';
 export { checkElicitationSchema } from './schema/elicitation-schema.check';

@@ -71,6 +71,11 @@ export interface ToolAnnotations {
   openWorldHint?: boolean;
 }
 
+/** How a tool may be called as a task (legacy, 2025-11-25 `tools/list`); absent means `forbidden`. */
+export interface ToolExecution {
+  taskSupport?: 'forbidden' | 'optional' | 'required';
+}
+
 export interface JsonSchemaObject {
   type: 'object';
   properties?: Record<string, object>;
@@ -86,6 +91,8 @@ export interface Tool {
   outputSchema?: JsonSchemaObject;
   annotations?: ToolAnnotations;
   icons?: Icon[];
+  /** Legacy (2025-11-25): whether the tool may or must be called as a task. */
+  execution?: ToolExecution;
   _meta?: Meta;
 }
 

@@ -15,6 +15,7 @@ function task(taskId: string, owner: string, extra: Partial<TaskRecord> = {}): T
     owner,
     server: 's',
     method: 'tools/call',
+    era: 'modern',
     status: 'working',
     createdAt: now,
     lastUpdatedAt: now,
@@ -59,6 +60,43 @@ export function taskStoreContract(cases: TaskStoreCase[]): void {
       expect(updated).toMatchObject({ taskId: 't1', status: 'input_required', statusMessage: 'asks' });
       expect(updated!.lastUpdatedAt).toBeGreaterThanOrEqual(updated!.createdAt);
       expect(await store.get('alice', 't1')).toEqual(updated);
+    });
+
+    it('keeps the era, tool and questions of a task as created', async () => {
+      const created = task('t1', 'alice', {
+        era: 'legacy',
+        tool: 'slow_compute',
+        status: 'input_required',
+        inputRequests: { confirm: { method: 'elicitation/create', params: { message: 'Sure?' } } },
+      });
+      await store.create(created);
+      expect(await store.get('alice', 't1')).toEqual(created);
+    });
+
+    it('replaces the questions an update names, keeps them otherwise, removes them when named undefined', async () => {
+      await store.create(task('t1', 'alice'));
+      const first = { a: { method: 'elicitation/create', params: { message: 'A?' } } };
+      const both = { ...first, b: { method: 'roots/list', params: {} } };
+      expect(await store.update('alice', 't1', { status: 'input_required', inputRequests: both })).toMatchObject({
+        inputRequests: both,
+      });
+      expect((await store.get('alice', 't1'))?.inputRequests).toEqual(both);
+      await store.update('alice', 't1', { inputRequests: first });
+      await store.update('alice', 't1', { statusMessage: 'waiting' });
+      expect(await store.get('alice', 't1')).toMatchObject({ status: 'input_required', inputRequests: first });
+      const answered = await store.update('alice', 't1', { status: 'working', inputRequests: undefined });
+      expect(answered).not.toHaveProperty('inputRequests');
+      expect(await store.get('alice', 't1')).not.toHaveProperty('inputRequests');
+      expect(await store.get('alice', 't1')).toMatchObject({ status: 'working', statusMessage: 'waiting' });
+    });
+
+    it('never removes the status, even when an update names it undefined', async () => {
+      await store.create(task('t1', 'alice'));
+      expect(await store.update('alice', 't1', { status: undefined, statusMessage: 'still' })).toMatchObject({
+        status: 'working',
+        statusMessage: 'still',
+      });
+      expect((await store.get('alice', 't1'))?.status).toBe('working');
     });
 
     it('keeps a terminal task as it is: updates are refused, cancelling answers it unchanged', async () => {

@@ -12,6 +12,8 @@ export interface InMemoryTaskStoreOptions {
 
 interface Entry {
   json: string;
+  // Its size in UTF-8 bytes (a string's length counts UTF-16 units: a non-ASCII result would weigh up to 3× less).
+  bytes: number;
   owner: string;
   expiresAt: number;
   terminal: boolean;
@@ -38,15 +40,17 @@ export class InMemoryTaskStore implements TaskStore {
   async create(task: TaskRecord): Promise<boolean> {
     if (this.tasks.has(task.taskId)) return false;
     const json = JSON.stringify(task);
-    if (!this.fits(task.owner, json.length)) this.sweep();
-    if (!this.fits(task.owner, json.length)) return false;
+    const bytes = Buffer.byteLength(json);
+    if (!this.fits(task.owner, bytes)) this.sweep();
+    if (!this.fits(task.owner, bytes)) return false;
     this.tasks.set(task.taskId, {
       json,
+      bytes,
       owner: task.owner,
       expiresAt: task.expiresAt,
       terminal: TERMINAL_TASK_STATUSES.has(task.status),
     });
-    this.bytes += json.length;
+    this.bytes += bytes;
     let owned = this.byOwner.get(task.owner);
     if (!owned) this.byOwner.set(task.owner, (owned = new Set()));
     owned.add(task.taskId);
@@ -89,11 +93,19 @@ export class InMemoryTaskStore implements TaskStore {
   }
 
   private write(taskId: string, entry: Entry, changes: TaskChanges): TaskRecord | undefined {
-    const task = { ...(JSON.parse(entry.json) as TaskRecord), ...changes, lastUpdatedAt: Date.now() };
+    const task = { ...(JSON.parse(entry.json) as TaskRecord), lastUpdatedAt: Date.now() };
+    const fields = task as unknown as Record<string, unknown>;
+    for (const [key, value] of Object.entries(changes)) {
+      // Named as undefined: an optional field is removed; the status, which every task has, is kept.
+      if (value !== undefined) fields[key] = value;
+      else if (key !== 'status') delete fields[key];
+    }
     const json = JSON.stringify(task);
-    if (json.length - entry.json.length > this.maxBytes - this.bytes) return undefined;
-    this.bytes += json.length - entry.json.length;
+    const bytes = Buffer.byteLength(json);
+    if (bytes - entry.bytes > this.maxBytes - this.bytes) return undefined;
+    this.bytes += bytes - entry.bytes;
     entry.json = json;
+    entry.bytes = bytes;
     entry.terminal = TERMINAL_TASK_STATUSES.has(task.status);
     this.tasks.set(taskId, entry);
     return task;
@@ -123,7 +135,7 @@ export class InMemoryTaskStore implements TaskStore {
 
   private remove(taskId: string, entry: Entry): void {
     this.tasks.delete(taskId);
-    this.bytes -= entry.json.length;
+    this.bytes -= entry.bytes;
     const owned = this.byOwner.get(entry.owner);
     owned?.delete(taskId);
     if (owned?.size === 0) this.byOwner.delete(entry.owner);

@@ -1,5 +1,7 @@
-/** The states of a task (the protocol's `TaskStatus`). */
-export type McpTaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+import type { Era, TaskInputRequests, TaskStatus } from '@conduit-mcp/core';
+
+/** The states of a task (the protocol's `TaskStatus`, under the server's earlier name). */
+export type McpTaskStatus = TaskStatus;
 
 /** The states a task does not leave. */
 export const TERMINAL_TASK_STATUSES: ReadonlySet<McpTaskStatus> = new Set(['completed', 'failed', 'cancelled']);
@@ -16,6 +18,10 @@ export interface TaskRecord {
   server: string;
   /** The request that created it (`tools/call`) and its params, for the runner. */
   method: string;
+  /** The era of the request that created it: it decides the wire shape and how a tool error ends the task. */
+  era: Era;
+  /** The tool it runs, for `tools/call`. */
+  tool?: string;
   status: McpTaskStatus;
   statusMessage?: string;
   /** Milliseconds since the epoch. */
@@ -25,13 +31,20 @@ export interface TaskRecord {
   ttlMs: number;
   expiresAt: number;
   pollIntervalMs?: number;
+  /** The questions the task waits on (modern era), by key, kept here so any instance can answer `tasks/get`. */
+  inputRequests?: TaskInputRequests;
   /** The final result (completed) or JSON-RPC error (failed), once terminal. */
   result?: Record<string, unknown>;
   error?: { code: number; message: string; data?: unknown };
 }
 
-/** The fields of a task its runner changes. */
-export type TaskChanges = Partial<Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'pollIntervalMs'>>;
+/**
+ * The fields of a task its runner changes. A field the changes do not name is kept; an optional field named with the
+ * value `undefined` is removed (e.g. `inputRequests: undefined` once every question is answered); `status` stays.
+ */
+export type TaskChanges = Partial<
+  Pick<TaskRecord, 'status' | 'statusMessage' | 'result' | 'error' | 'pollIntervalMs' | 'inputRequests'>
+>;
 
 /** One page of an owner's tasks, newest first; `nextCursor` while more remain. */
 export interface TaskPage {

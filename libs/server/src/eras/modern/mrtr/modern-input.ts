@@ -4,26 +4,17 @@ import {
   CreateMessageResult,
   ElicitRequestParams,
   ElicitResult,
-  ErrorCode,
   ListRootsResult,
   McpError,
   SchemaValidator,
-  checkCreateMessageResult,
-  checkElicitResult,
-  checkElicitationSchema,
-  checkListRootsResult,
   invalidParams,
   sanitizeText,
 } from '@conduit-mcp/core';
-import type { AnswerCheck } from '@conduit-mcp/core';
 import { McpInput } from '../../../context/mcp-input.interface';
 import { McpInputRequired } from './input-required.signal';
+import { InputRequest, checkAnswer, elicitationQuestion, missingCapability } from './input-question';
 
-/** One question of an `input_required` result, under its key. */
-export interface InputRequest {
-  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
-  params: Record<string, unknown>;
-}
+export type { InputRequest } from './input-question';
 
 /**
  * Modern era (MRTR): a question whose answer came with the request (in `inputResponses`, or carried over from an
@@ -53,31 +44,34 @@ export class ModernInput implements McpInput {
   }
 
   async elicit(key: string, params: ElicitRequestParams): Promise<ElicitResult> {
-    const url = params.mode === 'url';
-    if (!url) {
-      const problems = checkElicitationSchema(params.requestedSchema);
-      if (problems.length) throw new Error(`Invalid elicitation schema: ${problems.join('; ')}`);
-    }
-    const answer = this.answer(key);
-    if (answer !== undefined) return this.checked(key, checkElicitResult(params, answer, this.schemas));
-    const elicitation = this.capabilities.elicitation as { form?: object; url?: object } | undefined;
-    const supported = url ? !!elicitation?.url : !!elicitation && (!!elicitation.form || !elicitation.url);
-    if (!supported) this.missing({ elicitation: url ? { url: {} } : { form: {} } });
-    return this.ask(key, 'elicitation/create', { ...params, mode: url ? 'url' : 'form' });
+    return this.question(key, elicitationQuestion(params)) as Promise<ElicitResult>;
   }
 
   async sample(key: string, params: CreateMessageRequestParams): Promise<CreateMessageResult> {
-    const answer = this.answer(key);
-    if (answer !== undefined) return this.checked(key, checkCreateMessageResult(answer));
-    if (!this.capabilities.sampling) this.missing({ sampling: {} });
-    return this.ask(key, 'sampling/createMessage', params as unknown as Record<string, unknown>);
+    const question: InputRequest = {
+      method: 'sampling/createMessage',
+      params: params as unknown as Record<string, unknown>,
+    };
+    return this.question(key, question) as Promise<CreateMessageResult>;
   }
 
   async roots(key: string): Promise<ListRootsResult> {
+    return this.question(key, { method: 'roots/list', params: {} }) as Promise<ListRootsResult>;
+  }
+
+  // Answered by the request (checked), or recorded to be asked when the capability is declared.
+  private async question(key: string, question: InputRequest): Promise<unknown> {
     const answer = this.answer(key);
-    if (answer !== undefined) return this.checked(key, checkListRootsResult(answer));
-    if (!this.capabilities.roots) this.missing({ roots: {} });
-    return this.ask(key, 'roots/list', {});
+    if (answer !== undefined) {
+      const check = checkAnswer(question, answer, this.schemas);
+      if (check.ok) return check.value;
+      this.refusal ??= invalidParams(`Invalid input response "${sanitizeText(key, 64)}": ${check.problem}`);
+      throw this.refusal;
+    }
+    const missing = missingCapability(question, this.capabilities);
+    if (missing) throw (this.refusal ??= missing);
+    this.requests[key] = question;
+    throw new McpInputRequired(key);
   }
 
   private answer(key: string): unknown {
@@ -85,25 +79,6 @@ export class ModernInput implements McpInput {
     const answer = this.answers[key];
     this.used[key] = answer;
     return answer;
-  }
-
-  // The answer the handler gets is the checked one (an ElicitResult keeps only action, content and _meta).
-  private checked<T>(key: string, check: AnswerCheck<T>): T {
-    if (check.ok) return check.value;
-    this.refusal ??= invalidParams(`Invalid input response "${sanitizeText(key, 64)}": ${check.problem}`);
-    throw this.refusal;
-  }
-
-  private ask(key: string, method: InputRequest['method'], params: Record<string, unknown>): never {
-    this.requests[key] = { method, params };
-    throw new McpInputRequired(key);
-  }
-
-  private missing(requiredCapabilities: ClientCapabilities): never {
-    this.refusal ??= new McpError(ErrorCode.MissingRequiredClientCapability, 'Missing required client capability', {
-      requiredCapabilities,
-    });
-    throw this.refusal;
   }
 }
 

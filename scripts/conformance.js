@@ -19,6 +19,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
+const { buildApp } = require('./app-build');
 
 const root = path.resolve(__dirname, '..');
 const ALL_SETS = ['2025-11-25', '2026-07-28'];
@@ -53,7 +54,6 @@ function ensureNode22() {
   if (installed.status !== 0 || !fs.existsSync(node22)) throw new Error(`cannot install ${NODE22_PACKAGE}`);
 }
 const suite = path.join(root, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
-const nest = path.join(root, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js');
 const resultsRoot = path.join(root, 'results', 'conformance');
 const CLIENT_COMMAND = 'npm run --silent conformance:client --'; // the suite appends the scenario server's URL
 const clientBaseline = path.join(root, 'conformance', 'client-expected-failures.yml');
@@ -80,8 +80,8 @@ function freePort() {
 // The client is built here, once: the suite starts all its scenarios at once, and each start would build a stale app.
 function build(app) {
   console.error(`Building apps/${app}…`);
-  const built = spawnSync(process.execPath, [nest, 'build', app], { cwd: root, stdio: ['ignore', 2, 2] });
-  if (built.status !== 0) throw new Error(`nest build ${app} failed (exit ${built.status ?? built.signal})`);
+  const status = buildApp(app);
+  if (status !== 0) throw new Error(`building ${app} failed (exit ${status})`);
 }
 
 function startServer(port, logFile, adapter) {

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// Starts one of the apps, building it first when its build is missing or older than its sources.
+// Starts one of the apps, building it (the libs first) when its build is missing or older than its sources.
 // Usage: node scripts/start-app.js <app> [app arguments...]. Build output goes to stderr, so stdio mode stays clean.
 'use strict';
-const { spawnSync, spawn } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { buildApp } = require('./app-build');
 
 const root = path.resolve(__dirname, '..');
 const [app, ...args] = process.argv.slice(2);
@@ -20,6 +21,8 @@ function newestSource(dir) {
   let newest = 0;
   for (const item of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, item.name);
+    // A lib's dist/ is built output (its .d.ts files), not a source.
+    if (item.isDirectory() && item.name === 'dist') continue;
     if (item.isDirectory()) newest = Math.max(newest, newestSource(full));
     else if (item.name.endsWith('.ts')) newest = Math.max(newest, fs.statSync(full).mtimeMs);
   }
@@ -29,9 +32,8 @@ function newestSource(dir) {
 const sources = Math.max(newestSource(path.join(root, 'apps', app, 'src')), newestSource(path.join(root, 'libs')));
 if (!fs.existsSync(entry) || fs.statSync(entry).mtimeMs < sources) {
   console.error(`Building ${app}…`);
-  const nest = path.join(root, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js');
-  const built = spawnSync(process.execPath, [nest, 'build', app], { cwd: root, stdio: ['ignore', 2, 2] });
-  if (built.status !== 0) process.exit(built.status ?? 1);
+  const status = buildApp(app);
+  if (status !== 0) process.exit(status);
 }
 
 const child = spawn(process.execPath, [entry, ...args], { cwd: root, stdio: 'inherit' });

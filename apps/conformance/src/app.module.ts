@@ -5,6 +5,7 @@ import { ContentTools } from './content.tools';
 import { InputRequiredTools } from './input-required.tools';
 import { NotificationTools } from './notification.tools';
 import { StatelessTools } from './stateless.tools';
+import { TaskTools } from './task.tools';
 import { TestPrompts } from './test.prompts';
 import { TestResources } from './test.resources';
 
@@ -30,6 +31,7 @@ import { TestResources } from './test.resources';
     TestPrompts,
     InputRequiredTools,
     StatelessTools,
+    TaskTools,
   ],
 })
 export class AppModule {}

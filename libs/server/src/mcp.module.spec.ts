@@ -372,6 +372,17 @@ describe('declarations checked at start-up', () => {
       /BadName\.a: tool name "has space"/,
     ],
     [
+      'a task support that is not one of the three',
+      () => {
+        @Injectable()
+        class BadTask {
+          @McpTool({ name: 'job', task: 'sometimes' as never }) a() {}
+        }
+        return BadTask;
+      },
+      /BadTask\.a: task must be 'forbidden', 'optional' or 'required', not sometimes/,
+    ],
+    [
       'a malformed URI template',
       () => {
         @Injectable()

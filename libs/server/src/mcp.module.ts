@@ -17,6 +17,9 @@ import { LifecycleMethods } from './methods/lifecycle.methods';
 import { PromptMethods } from './methods/prompt.methods';
 import { ResourceMethods } from './methods/resource.methods';
 import { ToolMethods } from './methods/tool.methods';
+import { TaskMethods } from './methods/task.methods';
+import { ToolTasks } from './methods/tool-tasks';
+import { McpTaskRunner } from './tasks/mcp-task.runner';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE } from './mcp.module-definition';
 import { getMcpServerToken } from './mcp-server.token';
 import { McpServer } from './mcp.server';
@@ -46,6 +49,9 @@ import { RequestStateKeyWarning } from './eras/modern/mrtr/request-state-key.war
     McpRoutes,
     LifecycleMethods,
     ToolMethods,
+    TaskMethods,
+    ToolTasks,
+    McpTaskRunner,
     ResourceMethods,
     PromptMethods,
     CompletionMethods,

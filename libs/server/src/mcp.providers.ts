@@ -9,6 +9,7 @@ import { LiveSessions } from './session/live-sessions';
 import { SessionStore } from './session/session.store';
 import { InMemoryTaskStore } from './tasks/in-memory-task.store';
 import { TaskStore } from './tasks/task.store';
+import { MCP_TASK_LIMITS } from './tasks/mcp-task.runner';
 import { EventStore, InMemoryEventStore } from './transports/http/event.store';
 
 const httpOf = (options: McpModuleOptions) => options.http || {};
@@ -33,6 +34,11 @@ export const MCP_STATE_PROVIDERS: Provider[] = [
   {
     provide: TaskStore,
     useFactory: (options: McpModuleOptions): TaskStore => options.taskStore ?? new InMemoryTaskStore(),
+    inject: [MCP_MODULE_OPTIONS],
+  },
+  {
+    provide: MCP_TASK_LIMITS,
+    useFactory: (options: McpModuleOptions) => options.tasks ?? {},
     inject: [MCP_MODULE_OPTIONS],
   },
   {

@@ -44,6 +44,8 @@ export interface ClientCapabilities {
   sampling?: { context?: object; tools?: object };
   elicitation?: { form?: object; url?: object };
   experimental?: Record<string, object>;
+  /** Extensions the client supports, by id (modern era: declared per request). */
+  extensions?: Record<string, object>;
   [key: string]: unknown;
 }
 
@@ -54,6 +56,8 @@ export interface ServerCapabilities {
   resources?: { subscribe?: boolean; listChanged?: boolean };
   tools?: { listChanged?: boolean };
   experimental?: Record<string, object>;
+  /** Extensions the server offers, by id (`io.modelcontextprotocol/tasks`…). */
+  extensions?: Record<string, object>;
   [key: string]: unknown;
 }
 

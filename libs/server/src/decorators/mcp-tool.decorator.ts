@@ -4,6 +4,9 @@ import { MCP_TOOL_METADATA } from '../mcp.constants';
 import { McpCacheHint } from '../interfaces/mcp-module-options.interface';
 
 /** Options of `@McpTool`. */
+/** Whether a tool's calls may, must or must not run as tasks. */
+export type McpToolTaskSupport = 'forbidden' | 'optional' | 'required';
+
 export interface McpToolOptions {
   /** Tool name: 1–128 of `[A-Za-z0-9_.-]`. Default: the method name. */
   name?: string;
@@ -20,6 +23,14 @@ export interface McpToolOptions {
   output?: Type<object> | JsonSchemaObject;
   /** Which server(s) the tool belongs to when the app has several. Default: every server. */
   server?: string | string[];
+  /**
+   * Whether a call may run as a task (the `io.modelcontextprotocol/tasks` extension of the modern era): `'optional'`
+   * — a task when the request declares the extension, inline otherwise; `'required'` — a request that does not
+   * declare it is refused (-32021); `'forbidden'` (default) — always inline. The handler is the same either way: in a
+   * task, `ctx.input.*` questions are answered through `tasks/update` and `ctx.signal` aborts on `tasks/cancel`.
+   * Legacy-era (2025-11-25) tasks are not served yet: there the tool runs inline.
+   */
+  task?: McpToolTaskSupport;
   /** Modern-era caching hints for this tool (the list it appears in takes the shortest `ttlMs`, and `private` wins). */
   cache?: McpCacheHint;
   _meta?: Meta;

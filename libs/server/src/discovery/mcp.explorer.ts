@@ -33,6 +33,8 @@ interface DiscoveredMethod {
   source: string;
 }
 
+const TASK_SUPPORT: readonly unknown[] = ['forbidden', 'optional', 'required'];
+
 /**
  * Finds the `@McpTool`, `@McpResource`, `@McpPrompt` and `@McpCompletion` methods of the app's providers that belong
  * to one server, checks their declarations and fills that server's registry.
@@ -102,7 +104,15 @@ export class McpExplorer {
       createToolInputValidator(options.input, this.schemas, this.options.arguments),
     );
     const outputSchema = options.output && this.declared(method.source, () => this.outputSchema(options.output!));
+    const task = options.task ?? 'forbidden';
+    if (!TASK_SUPPORT.includes(task)) {
+      throw new McpDeclarationError(
+        method.source,
+        `task must be 'forbidden', 'optional' or 'required', not ${String(task)}`,
+      );
+    }
     registry.addTool({
+      task,
       source: method.source,
       enabled: true,
       cache: options.cache,

@@ -7,6 +7,7 @@ import { LifecycleMethods } from '../methods/lifecycle.methods';
 import { PromptMethods } from '../methods/prompt.methods';
 import { ResourceMethods } from '../methods/resource.methods';
 import { ToolMethods } from '../methods/tool.methods';
+import { TaskMethods } from '../methods/task.methods';
 import { McpRoute, McpRoutingTable } from './mcp-route.interface';
 
 const LEGACY: readonly Era[] = ['legacy'];
@@ -26,6 +27,7 @@ export class McpRoutes {
     completions: CompletionMethods,
     discover: DiscoverMethods,
     subscriptions: SubscriptionMethods,
+    tasks: TaskMethods,
   ) {
     const routes: Array<[string, McpRoute]> = [
       ['initialize', { kind: 'request', eras: LEGACY, run: (p, c) => lifecycle.initialize(p, c) }],
@@ -58,6 +60,10 @@ export class McpRoutes {
       ],
       ['server/discover', { kind: 'request', eras: MODERN, run: () => discover.discover() }],
       ['subscriptions/listen', { kind: 'request', eras: MODERN, run: (p, c) => subscriptions.listen(p, c) }],
+      // The tasks extension (modern era); 2025-11-25's tasks/result and tasks/list are not served (-32601).
+      ['tasks/get', { kind: 'request', eras: MODERN, run: (p, c) => tasks.get(p, c) }],
+      ['tasks/update', { kind: 'request', eras: MODERN, run: (p, c) => tasks.update(p, c) }],
+      ['tasks/cancel', { kind: 'request', eras: MODERN, run: (p, c) => tasks.cancel(p, c) }],
       ['notifications/initialized', { kind: 'notification', eras: LEGACY, run: (p, c) => lifecycle.initialized(p, c) }],
       ['notifications/cancelled', { kind: 'notification', eras: BOTH, run: (p, c) => lifecycle.cancelled(p, c) }],
       ['notifications/roots/list_changed', { kind: 'notification', eras: LEGACY, run: () => undefined }],

@@ -4,6 +4,7 @@ import { Era, Icon } from '@conduit-mcp/core';
 import type { McpEventBus } from '../events/mcp-event.bus';
 import type { SessionStore } from '../session/session.store';
 import type { TaskStore } from '../tasks/task.store';
+import type { McpTaskLimits } from '../tasks/mcp-task.runner';
 import type { EventStore } from '../transports/http/event.store';
 
 /** Options of the Streamable HTTP (and legacy HTTP+SSE) transport. */
@@ -144,6 +145,11 @@ export interface McpModuleOptions {
   eventBus?: McpEventBus;
   /** Where tasks are kept, bound to their owners. Default: an `InMemoryTaskStore`. */
   taskStore?: TaskStore;
+  /**
+   * Bounds of the tasks tools run as (`@McpTool({ task })`): retention by default (1 h) and at most (24 h), the
+   * polling interval suggested to clients (1 s), and the most tasks running at once on this instance (100).
+   */
+  tasks?: McpTaskLimits;
   /** Where SSE events are kept for `Last-Event-ID` resumption. Default: an `InMemoryEventStore`. */
   eventStore?: EventStore;
   /** Items per page of `tools/list`, `resources/list`, `resources/templates/list`, `prompts/list`. Default 100. */

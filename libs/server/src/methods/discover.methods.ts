@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { TASKS_EXTENSION_ID } from '@conduit-mcp/core';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
@@ -14,9 +15,13 @@ export class DiscoverMethods {
   ) {}
 
   async discover(): Promise<Record<string, unknown>> {
+    const capabilities = this.registry.capabilities();
     const result: Record<string, unknown> = {
       supportedVersions: supportedRevisions(this.options),
-      capabilities: this.registry.capabilities(),
+      // The tasks extension is the modern era's: never a `tasks` capability here.
+      capabilities: this.registry.servesTasks
+        ? { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION_ID]: {} } }
+        : capabilities,
       ...cacheFields([], this.options.cache),
     };
     if (this.options.instructions) result.instructions = this.options.instructions;

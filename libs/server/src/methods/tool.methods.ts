@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { CallToolResult, ErrorCode, McpError, SchemaValidator, invalidParams, sanitizeText } from '@conduit-mcp/core';
+import { CallToolResult, ErrorCode, McpError, SchemaValidator, invalidParams } from '@conduit-mcp/core';
 import { McpRequestContext } from '../context/mcp-request-context';
 import { httpErrorMessage, isClientHttpError, toMcpError } from '../dispatch/error.mapper';
 import { McpParams } from '../dispatch/mcp-route.interface';
@@ -13,6 +13,8 @@ import { ALWAYS_ALLOWED, RegisteredTool } from '../registry/registry.types';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
 import { ListPages } from './list-page';
+import { ToolTasks } from './tool-tasks';
+import { TOOL_ERROR_CHARS, checkArguments } from './tool-arguments';
 
 /** `tools/list` and `tools/call`. */
 @Injectable()
@@ -26,6 +28,7 @@ export class ToolMethods {
     private readonly registry: McpRegistry,
     private readonly schemas: SchemaValidator,
     private readonly telemetry: McpTelemetry,
+    private readonly tasks: ToolTasks,
   ) {
     this.pages = new ListPages('tools', options);
   }
@@ -48,6 +51,10 @@ export class ToolMethods {
     }
     ctx.target = { kind: 'tool', name };
     const args = optionalObject(params, 'arguments');
+    if (ctx.era === 'modern' && tool.task !== 'forbidden') {
+      const asTask = await this.tasks.call(tool, args, ctx, (checked, taskCtx) => this.invoke(tool, checked, taskCtx));
+      if (asTask) return asTask as unknown as CallToolResult;
+    }
     return this.telemetry.track(
       'tool',
       { server: this.options.name, name },
@@ -62,12 +69,15 @@ export class ToolMethods {
     args: Record<string, unknown>,
     ctx: McpRequestContext,
   ): Promise<CallToolResult> {
-    const checked = tool.input.check(args);
-    const input = checked instanceof Promise ? await checked : checked;
-    if (!input.ok) return toolError(`Invalid arguments for tool ${tool.definition.name}: ${input.problems.join('; ')}`);
+    const checked = await checkArguments(tool, args);
+    return checked.ok ? this.invoke(tool, checked.value, ctx) : checked.error;
+  }
+
+  /** Runs the tool's handler on arguments already checked; a tool error is a result, a protocol error is thrown. */
+  private async invoke(tool: RegisteredTool, args: unknown, ctx: McpRequestContext): Promise<CallToolResult> {
     let result: CallToolResult;
     try {
-      result = toCallToolResult(await tool.invoke(input.value, ctx));
+      result = toCallToolResult(await tool.invoke(args, ctx));
     } catch (error) {
       const failure = error instanceof McpToolError ? error : this.httpToolError(tool, error, ctx);
       if (failure) return { content: failure.content ?? [{ type: 'text', text: failure.message }], isError: true };
@@ -99,11 +109,4 @@ export class ToolMethods {
       throw new McpError(ErrorCode.InternalError, 'Tool output does not match its output schema');
     }
   }
-}
-
-/** Longest text of a tool error made by the server (invalid arguments, an HTTP exception's message). */
-const TOOL_ERROR_CHARS = 2048;
-
-function toolError(text: string): CallToolResult {
-  return { content: [{ type: 'text', text: sanitizeText(text, TOOL_ERROR_CHARS) }], isError: true };
 }

@@ -175,6 +175,12 @@ export class McpRegistry {
   }
 
   /** Capabilities derived from what is registered: nothing without a handler is advertised. */
+  /** Whether some tool may run as a task (the server then offers the tasks extension). */
+  get servesTasks(): boolean {
+    for (const tool of this.tools.values()) if (tool.task !== 'forbidden') return true;
+    return false;
+  }
+
   capabilities(): ServerCapabilities {
     return (this.advertised ??= this.deriveCapabilities());
   }

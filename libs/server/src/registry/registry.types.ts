@@ -1,3 +1,4 @@
+import type { McpToolTaskSupport } from '../decorators/mcp-tool.decorator';
 import {
   HeaderParam,
   JsonSchemaObject,
@@ -34,6 +35,8 @@ export interface RegisteredTool extends Registered {
   headerParams: HeaderParam[];
   input: ToolInputValidator;
   outputSchema: JsonSchemaObject | undefined;
+  /** Whether its calls may run as tasks (modern era, tasks extension). */
+  task: McpToolTaskSupport;
 }
 
 export interface RegisteredResource extends Registered {

@@ -8,8 +8,16 @@ import {
   sanitizeText,
   valueAtPath,
 } from '@conduit-mcp/core';
-/** Methods whose `Mcp-Name` header mirrors `params.name` or `params.uri`. */
-const NAMED: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+/** Methods whose `Mcp-Name` header mirrors `params.name`, `params.uri` or `params.taskId`. */
+const NAMED: Record<string, 'name' | 'uri' | 'taskId'> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  // The tasks extension's methods, by the task they address.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 
 /**
  * The Streamable HTTP request headers of a modern-era POST, checked against its body: `MCP-Protocol-Version`,

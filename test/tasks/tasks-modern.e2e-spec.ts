@@ -61,11 +61,44 @@ class Jobs {
   }
 }
 
+@Injectable()
+class Staged {
+  static aborted = 0;
+
+  // Asks a name as an ordinary input round, then becomes a task; in the task it asks again and waits.
+  @McpTool({ name: 'staged', task: 'required', taskStart: 'handler' })
+  async staged(@McpCtx() ctx: McpRequestContext) {
+    const { signal } = ctx; // the request's signal, held from before the task: the task's cancel aborts it too
+    const who = await ctx.input.elicit('name', {
+      message: 'Name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    await ctx.runAsTask();
+    const go = await ctx.input.elicit('go', {
+      message: 'Go?',
+      requestedSchema: { type: 'object', properties: { go: { type: 'boolean' } }, required: ['go'] },
+    });
+    try {
+      await pause(go.content?.go === true ? 10 : 60_000, signal);
+    } catch (error) {
+      Staged.aborted++;
+      throw error;
+    }
+    return `Hello, ${String(who.content?.name)}!`;
+  }
+
+  @McpTool({ name: 'maybe_staged', task: 'optional', taskStart: 'handler' })
+  async maybeStaged(@McpCtx() ctx: McpRequestContext) {
+    await ctx.runAsTask(); // nothing to do for a request without the extension: the call stays inline
+    return 'done';
+  }
+}
+
 @Module({
   imports: [
     McpModule.forRoot({ name: 'tasks-e2e', version: '1', http: { path: '/mcp' }, tasks: { pollIntervalMs: 50 } }),
   ],
-  providers: [Jobs],
+  providers: [Jobs, Staged],
 })
 class TasksModule {}
 
@@ -207,6 +240,54 @@ describe.each(HTTP_ADAPTERS)('tasks, modern era (%s)', (adapter) => {
     const created = await rpc('tools/call', { name: 'slow', arguments: { ms: 10 } });
     const { error } = await rpc('tasks/get', { taskId: created.result!.taskId }, TASKS, 'another-task');
     expect(error?.code).toBe(ErrorCode.HeaderMismatch);
+  });
+
+  describe("a tool that starts its task itself (taskStart: 'handler')", () => {
+    async function toTask() {
+      const first = await rpc('tools/call', { name: 'staged', arguments: {} });
+      expect(first.result).toMatchObject({ resultType: 'input_required', inputRequests: { name: expect.any(Object) } });
+      expect(first.result).not.toHaveProperty('taskId');
+      const second = await rpc('tools/call', {
+        name: 'staged',
+        arguments: {},
+        inputResponses: { name: { action: 'accept', content: { name: 'Alice' } } },
+        requestState: first.result!.requestState,
+      });
+      expect(second.result).toMatchObject({ resultType: 'task', status: 'working' });
+      expect(second.result).not.toHaveProperty('requestState');
+      expect(second.result).not.toHaveProperty('inputRequests');
+      return second.result!.taskId as string;
+    }
+
+    it('asks in input rounds first, then answers with the task; its later questions go through tasks/update', async () => {
+      const taskId = await toTask();
+      const waiting = await until(taskId, 'input_required');
+      expect(Object.keys(waiting.inputRequests as object)).toEqual(['go']);
+      await rpc('tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: { go: true } } } });
+      expect((await until(taskId, 'completed')).result).toEqual({ content: [{ type: 'text', text: 'Hello, Alice!' }] });
+    });
+
+    it('stays an ordinary call for a request without the extension: runAsTask does nothing', async () => {
+      const { result } = await rpc('tools/call', { name: 'maybe_staged', arguments: {} }, {});
+      expect(result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'done' }] });
+      const tasked = await rpc('tools/call', { name: 'maybe_staged', arguments: {} });
+      expect(tasked.result).toMatchObject({ resultType: 'task' });
+      expect((await until(tasked.result!.taskId as string, 'completed')).result).toMatchObject({
+        content: [{ type: 'text', text: 'done' }],
+      });
+    });
+
+    it('aborts the signal the handler held from before the task when the task is cancelled', async () => {
+      const aborted = Staged.aborted;
+      const taskId = await toTask();
+      await until(taskId, 'input_required');
+      await rpc('tasks/update', { taskId, inputResponses: { go: { action: 'accept', content: { go: false } } } });
+      await until(taskId, 'working');
+      await rpc('tasks/cancel', { taskId });
+      for (let n = 0; n < 100 && Staged.aborted === aborted; n++) await new Promise((r) => setTimeout(r, 10));
+      expect(Staged.aborted).toBe(aborted + 1);
+      expect((await rpc('tasks/get', { taskId })).result).toMatchObject({ status: 'cancelled' });
+    });
   });
 
   it('ignores the legacy task parameter of a plain tool', async () => {

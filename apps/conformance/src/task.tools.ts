@@ -18,7 +18,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 
 /**
  * The tools of the tasks extension's scenarios (`tasks-*`, io.modelcontextprotocol/tasks): a plain tool, tools that
- * may run as tasks (slow, failing at the protocol level, asking one or two questions) and one that requires a task.
+ * may run as tasks (slow, failing at the protocol level, asking one or two questions), one that requires a task and
+ * one that asks before it becomes its task.
  */
 @Injectable()
 export class TaskTools {
@@ -70,6 +71,22 @@ export class TaskTools {
       requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] },
     });
     return answer.action === 'accept' && answer.content?.confirm === true ? `deleted ${filename}` : `kept ${filename}`;
+  }
+
+  @McpTool({
+    name: 'test_tool_with_task',
+    description: 'Asks a name in an ordinary input round, then becomes a task that greets it',
+    task: 'required',
+    taskStart: 'handler',
+  })
+  async toolWithTask(@McpCtx() ctx: McpRequestContext) {
+    const answer = await ctx.input.elicit('user_name', {
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
+    await ctx.runAsTask();
+    await pause(100, ctx.signal);
+    return `Hello, ${String(answer.content?.name)}!`;
   }
 
   @McpTool({ name: 'multi_input', description: 'Asks two questions at once', task: 'optional' })

@@ -383,6 +383,17 @@ describe('declarations checked at start-up', () => {
       /BadTask\.a: task must be 'forbidden', 'optional' or 'required', not sometimes/,
     ],
     [
+      'a tool that starts its task itself but may not run as one',
+      () => {
+        @Injectable()
+        class NoTask {
+          @McpTool({ name: 'job', taskStart: 'handler' }) a() {}
+        }
+        return NoTask;
+      },
+      /NoTask\.a: taskStart: 'handler' needs task: 'optional' or 'required'/,
+    ],
+    [
       'a malformed URI template',
       () => {
         @Injectable()

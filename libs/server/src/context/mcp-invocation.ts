@@ -50,7 +50,8 @@ export class McpInvocation {
   readonly transport: TransportFacts;
   readonly cancellation: RequestCancellation;
   readonly meta: Meta;
-  readonly input: McpInput;
+  /** Its questions; a request that becomes a task asks through the task from then on (see `detachInto`). */
+  input: McpInput;
   readonly state: McpRequestState;
   readonly clientInfo: Implementation | undefined;
   readonly clientCapabilities: ClientCapabilities;
@@ -58,6 +59,11 @@ export class McpInvocation {
   target: McpInvocationTarget | undefined;
   /** The handler's guards let the request through (set by the handler pipeline). */
   guardsPassed: boolean;
+  /**
+   * Makes the running request a task, when it may become one (set by the tools' task path for a tool that starts
+   * its task itself); resolves once the task exists.
+   */
+  promote: (() => Promise<void>) | undefined;
   private stream: MessageSink | undefined;
 
   constructor(init: McpInvocationInit) {
@@ -78,6 +84,7 @@ export class McpInvocation {
     this.logThreshold = init.logThreshold;
     this.target = undefined;
     this.guardsPassed = false;
+    this.promote = undefined;
   }
 
   /** Where the request's messages go now: its own stream while it has one, else the session's outbound channel. */
@@ -93,6 +100,17 @@ export class McpInvocation {
   /** From now on, the request's progress, logs and questions go to `sink`. */
   repoint(sink: MessageSink): void {
     this.stream = sink;
+  }
+
+  /**
+   * Hands the running request over to a task: its questions go through `input` from now on, and `signal`'s abort
+   * (the task cancelled, expired or shut down) aborts the request's own signal, which the handler may hold already.
+   */
+  detachInto(input: McpInput, signal: AbortSignal): void {
+    this.input = input;
+    this.promote = undefined;
+    if (signal.aborted) return this.cancellation.abort(signal.reason);
+    signal.addEventListener('abort', () => this.cancellation.abort(signal.reason), { once: true });
   }
 
   get signal(): AbortSignal {

@@ -134,6 +134,22 @@ export class McpRequestContext {
   }
 
   /**
+   * Turns this call into a task from here on, for a tool declared with `taskStart: 'handler'` (the tasks extension,
+   * modern era): the client gets the created task at once, and the handler goes on detached — its questions through
+   * `tasks/update`, `signal` aborted by `tasks/cancel`. Questions asked before it are ordinary input rounds, so a tool
+   * can settle what it needs to know first. Resolves at once, doing nothing, when the call cannot become a task (the
+   * request did not declare the extension, the legacy era, already a task) or when no task can be made now.
+   *
+   * @example
+   * const answer = await ctx.input.elicit('name', { message: 'Your name?', requestedSchema });
+   * await ctx.runAsTask(); // the long part runs as a task
+   * return slowWork(answer, ctx.signal);
+   */
+  runAsTask(): Promise<void> {
+    return this.invocation.promote?.() ?? Promise.resolve();
+  }
+
+  /**
    * Closes the HTTP connection of this request's SSE stream while the handler goes on (SEP-1699 polling, revision
    * 2025-11-25): the client reconnects with `Last-Event-ID` and receives what was sent meanwhile, and the result.
    * Useful before long waits. False where the stream cannot be resumed (stdio, stateless HTTP, older revisions).

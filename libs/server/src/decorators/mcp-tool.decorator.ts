@@ -31,6 +31,12 @@ export interface McpToolOptions {
    * Legacy-era (2025-11-25) tasks are not served yet: there the tool runs inline.
    */
   task?: McpToolTaskSupport;
+  /**
+   * When a call that runs as a task becomes one: `'call'` (default) — before the handler runs; `'handler'` — when the
+   * handler calls `ctx.runAsTask()`, after the questions it asks first as ordinary input rounds (until then the call
+   * is an ordinary one; a handler that returns without calling it answers inline).
+   */
+  taskStart?: 'call' | 'handler';
   /** Modern-era caching hints for this tool (the list it appears in takes the shortest `ttlMs`, and `private` wins). */
   cache?: McpCacheHint;
   _meta?: Meta;

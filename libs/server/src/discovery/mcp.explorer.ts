@@ -111,8 +111,16 @@ export class McpExplorer {
         `task must be 'forbidden', 'optional' or 'required', not ${String(task)}`,
       );
     }
+    const taskStart = options.taskStart ?? 'call';
+    if (taskStart !== 'call' && taskStart !== 'handler') {
+      throw new McpDeclarationError(method.source, `taskStart must be 'call' or 'handler', not ${String(taskStart)}`);
+    }
+    if (taskStart === 'handler' && task === 'forbidden') {
+      throw new McpDeclarationError(method.source, "taskStart: 'handler' needs task: 'optional' or 'required'");
+    }
     registry.addTool({
       task,
+      taskStart,
       source: method.source,
       enabled: true,
       cache: options.cache,

@@ -9,6 +9,7 @@ import { RequestCancellation } from '../session/request-cancellation';
 import { McpTaskRunner, RunningTask } from '../tasks/mcp-task.runner';
 import { declaresTasks, taskOwnerOf, tasksExtensionRequired } from '../tasks/task-extension';
 import { toModernTask } from '../tasks/task.projection';
+import { TaskRecord } from '../tasks/task.store';
 import { checkArguments } from './tool-arguments';
 
 /** Runs a checked call's handler in the context it is given. */
@@ -38,20 +39,62 @@ export class ToolTasks {
     }
     const checked = await checkArguments(tool, args);
     if (!checked.ok) return checked.error;
+    if (tool.taskStart === 'handler') return this.startedByHandler(tool, checked.value, ctx, invoke);
     const task = await this.runner.start({
-      owner: taskOwnerOf(ctx),
-      server: ctx.server,
-      era: 'modern',
-      tool: tool.definition.name,
-      clientCapabilities: ctx.clientCapabilities,
+      ...this.launchOf(tool, ctx),
       run: (running) => invoke(checked.value, detached(ctx, running)),
     });
-    if (task) return { ...toModernTask(task), resultType: 'task' };
+    if (task) return created(task);
     if (tool.task === 'required') {
       throw new McpError(ErrorCode.ServerError, 'Too many tasks: retry later', undefined, { http: { status: 503 } });
     }
     return undefined; // no room for a task: an optional one runs inline
   }
+
+  /**
+   * A tool that starts its task itself: the call runs as an ordinary one (its questions are input rounds) until the
+   * handler calls `ctx.runAsTask()`; from then on the handler, still running, belongs to a new task, and the call
+   * answers with that task. A handler that returns first answers inline.
+   */
+  private async startedByHandler(
+    tool: RegisteredTool,
+    args: unknown,
+    ctx: McpRequestContext,
+    invoke: ToolInvoke,
+  ): Promise<Record<string, unknown> | CallToolResult> {
+    const invocation = invocationOf(ctx);
+    let becomeTask!: (task: TaskRecord) => void;
+    const task = new Promise<TaskRecord>((resolve) => (becomeTask = resolve));
+    // Read by the task's run only once the task exists, which is after the handler started below.
+    invocation.promote = async () => {
+      invocation.promote = undefined;
+      const started = await this.runner.start({
+        ...this.launchOf(tool, ctx),
+        run: (running) => {
+          invocation.detachInto(running.input, running.signal);
+          return handler;
+        },
+      });
+      if (started) becomeTask(started);
+    };
+    const handler = invoke(args, ctx);
+    const first = await Promise.race([handler.then((result) => ({ result })), task.then((record) => ({ record }))]);
+    return 'record' in first ? created(first.record) : first.result;
+  }
+
+  private launchOf(tool: RegisteredTool, ctx: McpRequestContext) {
+    return {
+      owner: taskOwnerOf(ctx),
+      server: ctx.server,
+      era: 'modern' as const,
+      tool: tool.definition.name,
+      clientCapabilities: ctx.clientCapabilities,
+    };
+  }
+}
+
+function created(task: TaskRecord): Record<string, unknown> {
+  return { ...toModernTask(task), resultType: 'task' };
 }
 
 // The task's own context: the request's facts, a session and cancellation of its own (the request's end with its

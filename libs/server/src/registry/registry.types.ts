@@ -37,6 +37,8 @@ export interface RegisteredTool extends Registered {
   outputSchema: JsonSchemaObject | undefined;
   /** Whether its calls may run as tasks (modern era, tasks extension). */
   task: McpToolTaskSupport;
+  /** When such a call becomes a task: before the handler, or when it calls `ctx.runAsTask()`. */
+  taskStart: 'call' | 'handler';
 }
 
 export interface RegisteredResource extends Registered {

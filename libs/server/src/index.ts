@@ -59,6 +59,7 @@ export type {
   McpHandlerTrace,
   McpOutcome,
   McpRequestEvent,
+  McpTaskEvent,
 } from './telemetry/mcp.channels';
 export { McpTelemetry } from './telemetry/mcp.telemetry';
 export { McpTelemetryInterceptor } from './telemetry/mcp-telemetry.interceptor';

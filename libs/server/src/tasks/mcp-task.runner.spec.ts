@@ -1,5 +1,7 @@
 import { CallToolResult, ErrorCode, McpError, SchemaValidator } from '@conduit-mcp/core';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { McpAbortedError } from '../errors/mcp-aborted.error';
+import { MCP_CHANNELS, McpTaskEvent } from '../telemetry/mcp.channels';
 import { InMemoryTaskStore } from './in-memory-task.store';
 import { McpTaskLimits, McpTaskRunner, RunningTask, TaskLaunch } from './mcp-task.runner';
 import { TaskRecord } from './task.store';
@@ -234,6 +236,38 @@ describe('McpTaskRunner', () => {
       error: { code: ErrorCode.InternalError, message: 'The server shut down before the task ended' },
     });
     expect(runner.size).toBe(0);
+  });
+
+  it('publishes each change of status on conduit-mcp:task, without the task id', async () => {
+    const events: McpTaskEvent[] = [];
+    const listen = (event: unknown) => void events.push(event as McpTaskEvent);
+    subscribe(MCP_CHANNELS.task, listen);
+    try {
+      const { runner, launch, until } = setup();
+      const asked = (await launch(async ({ input }) => {
+        await input.elicit('confirm', CONFIRM);
+        return text('done');
+      }))!;
+      await until(asked.taskId, 'input_required');
+      await runner.answer('alice', asked.taskId, { confirm: { action: 'decline' } });
+      await until(asked.taskId, 'completed');
+      const cancelled = (await launch(() => new Promise<CallToolResult>(() => undefined)))!;
+      await runner.cancel('alice', cancelled.taskId);
+      const seen = events.map(({ type, status }) => `${type}:${status}`);
+      expect(seen).toEqual([
+        'created:working',
+        'status:input_required',
+        'status:working',
+        'status:completed',
+        'created:working',
+        'status:cancelled',
+      ]);
+      expect(events[0]).toEqual({ server: 'spec', tool: 'job', era: 'modern', type: 'created', status: 'working' });
+      expect(events[3].durationMs).toEqual(expect.any(Number));
+      expect(JSON.stringify(events)).not.toContain(asked.taskId);
+    } finally {
+      unsubscribe(MCP_CHANNELS.task, listen);
+    }
   });
 
   it('refuses limits that are not positive integers', () => {

@@ -4,6 +4,8 @@ import { CallToolResult, ClientCapabilities, Era, ErrorCode, SchemaValidator } f
 import { McpInput } from '../context/mcp-input.interface';
 import { toWireError } from '../dispatch/error.mapper';
 import { McpAbortedError } from '../errors/mcp-aborted.error';
+import { McpTaskEvent } from '../telemetry/mcp.channels';
+import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { TaskRecord, TaskStore } from './task.store';
 import { ModernTaskInput } from './task-input';
 
@@ -57,6 +59,9 @@ export interface TaskLaunch {
 
 interface Running {
   owner: string;
+  /** What its telemetry events name, and when it began (a `performance.now()` reading). */
+  scope: { server: string; tool: string; era: Era };
+  started: number;
   controller: AbortController;
   input: McpInput;
   expiry: NodeJS.Timeout;
@@ -78,6 +83,7 @@ export class McpTaskRunner implements OnApplicationShutdown {
     @Inject(TaskStore) private readonly store: TaskStore,
     private readonly schemas: SchemaValidator,
     @Inject(MCP_TASK_LIMITS) limits: McpTaskLimits | undefined,
+    private readonly telemetry: McpTelemetry = new McpTelemetry(),
   ) {
     this.limits = { ...DEFAULT_TASK_LIMITS, ...definedOnly(limits ?? {}) };
     for (const [name, value] of Object.entries(this.limits)) {
@@ -125,7 +131,8 @@ export class McpTaskRunner implements OnApplicationShutdown {
       );
     // Held before the store is asked: two launches at the bound cannot both pass it.
     const expiry = setTimeout(() => this.expire(taskId), ttlMs).unref();
-    const entry: Running = { owner, controller, input, expiry };
+    const scope = { server: launch.server, tool: launch.tool, era: launch.era };
+    const entry: Running = { owner, scope, started: performance.now(), controller, input, expiry };
     this.running.set(taskId, entry);
     let created = false;
     try {
@@ -134,6 +141,7 @@ export class McpTaskRunner implements OnApplicationShutdown {
       if (!created) this.forget(taskId);
     }
     if (!created) return undefined;
+    this.telemetry.task(() => ({ ...scope, type: 'created', status: 'working' }));
     void this.execute(launch, record, entry);
     return record;
   }
@@ -164,7 +172,10 @@ export class McpTaskRunner implements OnApplicationShutdown {
     const task = await this.store.cancel(owner, taskId, 'Cancelled by the client');
     if (!task) return undefined;
     const running = this.running.get(taskId);
-    if (running?.owner === owner) this.stop(taskId, running, new McpAbortedError('Task cancelled'));
+    if (running?.owner === owner) {
+      this.stop(taskId, running, new McpAbortedError('Task cancelled'));
+      this.ended(running, { status: 'cancelled' });
+    }
     return task;
   }
 
@@ -174,6 +185,7 @@ export class McpTaskRunner implements OnApplicationShutdown {
     await Promise.all(
       [...this.running].map(async ([taskId, running]) => {
         this.stop(taskId, running, new McpAbortedError(failure.message));
+        this.ended(running, { status: 'failed', errorCode: failure.code });
         await this.store
           .update(running.owner, taskId, { status: 'failed', statusMessage: failure.message, error: failure })
           .catch(() => undefined);
@@ -202,21 +214,38 @@ export class McpTaskRunner implements OnApplicationShutdown {
     }
     // Cancelled (or expired, or shut down) meanwhile: the store refuses to change a terminal task.
     if (signal.aborted) return;
-    await this.store.update(owner, taskId, ending).catch(() => undefined);
+    const updated = await this.store.update(owner, taskId, ending).catch(() => undefined);
+    if (updated) this.ended(entry, { status: updated.status, errorCode: updated.error?.code });
   }
 
   private async publishQuestions(owner: string, taskId: string, outstanding: Record<string, unknown>): Promise<void> {
     const waiting = Object.keys(outstanding).length > 0;
-    await this.store.update(owner, taskId, {
+    const before = (await this.store.get(owner, taskId))?.status;
+    const updated = await this.store.update(owner, taskId, {
       status: waiting ? 'input_required' : 'working',
       inputRequests: waiting ? (outstanding as TaskRecord['inputRequests']) : undefined,
     });
+    const running = this.running.get(taskId);
+    if (updated && running && updated.status !== before) {
+      this.telemetry.task(() => ({ ...running.scope, type: 'status', status: updated.status }));
+    }
   }
 
   private expire(taskId: string): void {
     const running = this.running.get(taskId);
     if (!running) return;
     this.stop(taskId, running, new McpAbortedError('Task expired'));
+    this.ended(running, { status: 'failed', expired: true });
+  }
+
+  private ended(running: Running, how: Pick<McpTaskEvent, 'status' | 'errorCode' | 'expired'>): void {
+    this.telemetry.task(() => {
+      const event: McpTaskEvent = { ...running.scope, type: 'status', status: how.status };
+      if (how.errorCode !== undefined) event.errorCode = how.errorCode;
+      if (how.expired) event.expired = true;
+      event.durationMs = McpTelemetry.since(running.started);
+      return event;
+    });
   }
 
   private stop(taskId: string, running: Running, reason: Error): void {

@@ -2,6 +2,7 @@
  * Names of the `node:diagnostics_channel` channels the server publishes on (public contract).
  *
  * - `request`, `cancelled`: plain channels (`diagnostics_channel.subscribe(name, …)`), from the dispatcher.
+ * - `task`: a plain channel, one {@link McpTaskEvent} per change of a task's status, from the task runner.
  * - `tool`, `resource`, `prompt`: each name is both a plain channel carrying one {@link McpHandlerEvent} per handler
  *   run, and a tracing channel (`diagnostics_channel.tracingChannel(name)`, whose sub-channels are
  *   `tracing:<name>:start|end|asyncStart|asyncEnd|error`) carrying one {@link McpHandlerTrace} per run. The two never
@@ -18,6 +19,7 @@ export const MCP_CHANNELS = {
   resource: 'conduit-mcp:resource',
   prompt: 'conduit-mcp:prompt',
   cancelled: 'conduit-mcp:cancelled',
+  task: 'conduit-mcp:task',
 } as const;
 
 /** The handlers that yield an event per run: a tool, a resource (or template), a prompt. Completions yield none. */
@@ -28,6 +30,25 @@ export type McpHandlerKind = 'tool' | 'resource' | 'prompt';
  * that ended asking the client for input.
  */
 export type McpOutcome = 'ok' | 'error' | 'tool_error' | 'cancelled' | 'input_required';
+
+/**
+ * Published on `conduit-mcp:task` when a task is created (`working`) and each time its status changes. The task id
+ * is not part of it: for an anonymous caller it is the secret that reaches the task.
+ */
+export interface McpTaskEvent {
+  server: string;
+  /** The tool the task runs. */
+  tool: string;
+  era: 'legacy' | 'modern';
+  /** `created` once, then `status` for each change (`input_required`, back to `working`, the terminal one). */
+  type: 'created' | 'status';
+  status: 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+  /** Why it failed: the JSON-RPC error code (the handler's error, -32603 at shutdown) or `expired`. */
+  errorCode?: number;
+  expired?: true;
+  /** Milliseconds since the task was created, on a terminal status. */
+  durationMs?: number;
+}
 
 /** Published on `conduit-mcp:request` once per request answered (or cancelled). */
 export interface McpRequestEvent {

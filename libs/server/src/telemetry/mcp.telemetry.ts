@@ -16,6 +16,7 @@ import {
   McpHandlerKind,
   McpOutcome,
   McpRequestEvent,
+  McpTaskEvent,
 } from './mcp.channels';
 
 export { MCP_CHANNELS } from './mcp.channels';
@@ -26,11 +27,13 @@ export type {
   McpHandlerTrace,
   McpOutcome,
   McpRequestEvent,
+  McpTaskEvent,
 } from './mcp.channels';
 
 const channels = {
   request: channel(MCP_CHANNELS.request),
   cancelled: channel(MCP_CHANNELS.cancelled),
+  task: channel(MCP_CHANNELS.task),
 };
 
 /**
@@ -45,7 +48,9 @@ export class McpTelemetry {
    * events are only built for an audience.
    */
   observed(kind: keyof typeof MCP_CHANNELS): boolean {
-    return kind === 'request' || kind === 'cancelled' ? channels[kind].hasSubscribers : handlerObserved(kind);
+    return kind === 'request' || kind === 'cancelled' || kind === 'task'
+      ? channels[kind].hasSubscribers
+      : handlerObserved(kind);
   }
 
   request(event: McpRequestEvent): void {
@@ -87,6 +92,11 @@ export class McpTelemetry {
 
   cancelled(event: McpCancelledEvent): void {
     if (channels.cancelled.hasSubscribers) channels.cancelled.publish(event);
+  }
+
+  /** Publishes a task's creation or change of status (built only when someone listens). */
+  task(event: () => McpTaskEvent): void {
+    if (channels.task.hasSubscribers) channels.task.publish(event());
   }
 
   /** Milliseconds since `start` (a `performance.now()` reading). */

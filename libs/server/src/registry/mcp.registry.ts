@@ -29,6 +29,8 @@ export class McpRegistry {
   private readonly changeListeners = new Set<(kind: McpListKind) => void>();
   private loaded = false;
   private advertised: ServerCapabilities | undefined;
+  // Whether some tool may run as a task; derived once per change of the declarations (read by every tasks/* request).
+  private taskTools: boolean | undefined;
   private changes = 0;
   private readonly enabledLists = new Map<Map<string, { enabled: boolean }>, readonly unknown[]>();
 
@@ -177,8 +179,7 @@ export class McpRegistry {
   /** Capabilities derived from what is registered: nothing without a handler is advertised. */
   /** Whether some tool may run as a task (the server then offers the tasks extension). */
   get servesTasks(): boolean {
-    for (const tool of this.tools.values()) if (tool.task !== 'forbidden') return true;
-    return false;
+    return (this.taskTools ??= [...this.tools.values()].some((tool) => tool.task !== 'forbidden'));
   }
 
   capabilities(): ServerCapabilities {
@@ -200,6 +201,7 @@ export class McpRegistry {
       throw new McpDeclarationError(entry.source, `duplicate ${label}, already declared by ${existing.source}`);
     map.set(key, entry);
     this.advertised = undefined;
+    this.taskTools = undefined;
     this.changed();
   }
 

@@ -62,6 +62,8 @@ interface Running {
   /** What its telemetry events name, and when it began (a `performance.now()` reading). */
   scope: { server: string; tool: string; era: Era };
   started: number;
+  /** Whether it waits for answers (`input_required`). */
+  waiting: boolean;
   controller: AbortController;
   input: McpInput;
   expiry: NodeJS.Timeout;
@@ -132,7 +134,7 @@ export class McpTaskRunner implements OnApplicationShutdown {
     // Held before the store is asked: two launches at the bound cannot both pass it.
     const expiry = setTimeout(() => this.expire(taskId), ttlMs).unref();
     const scope = { server: launch.server, tool: launch.tool, era: launch.era };
-    const entry: Running = { owner, scope, started: performance.now(), controller, input, expiry };
+    const entry: Running = { owner, scope, started: performance.now(), waiting: false, controller, input, expiry };
     this.running.set(taskId, entry);
     let created = false;
     try {
@@ -220,13 +222,14 @@ export class McpTaskRunner implements OnApplicationShutdown {
 
   private async publishQuestions(owner: string, taskId: string, outstanding: Record<string, unknown>): Promise<void> {
     const waiting = Object.keys(outstanding).length > 0;
-    const before = (await this.store.get(owner, taskId))?.status;
     const updated = await this.store.update(owner, taskId, {
       status: waiting ? 'input_required' : 'working',
       inputRequests: waiting ? (outstanding as TaskRecord['inputRequests']) : undefined,
     });
+    // The status changes when the first question is asked or the last one answered, not with every question.
     const running = this.running.get(taskId);
-    if (updated && running && updated.status !== before) {
+    if (updated && running && running.waiting !== waiting) {
+      running.waiting = waiting;
       this.telemetry.task(() => ({ ...running.scope, type: 'status', status: updated.status }));
     }
   }

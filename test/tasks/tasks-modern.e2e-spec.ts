@@ -290,6 +290,94 @@ describe.each(HTTP_ADAPTERS)('tasks, modern era (%s)', (adapter) => {
     });
   });
 
+  /** Opens subscriptions/listen; collects its messages as they arrive, each checked against the schemas. */
+  async function listen(notifications: Record<string, unknown>, capabilities: object = TASKS) {
+    const controller = new AbortController();
+    const body = {
+      jsonrpc: '2.0',
+      id: `listen-${nextId++}`,
+      method: 'subscriptions/listen',
+      params: {
+        notifications,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': MODERN,
+          'io.modelcontextprotocol/clientInfo': { name: 'tasks-e2e', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+      },
+    };
+    const response = await fetch(url, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify(body),
+    });
+    const messages: Array<Record<string, unknown>> = [];
+    if (response.headers.get('content-type')?.includes('application/json')) {
+      messages.push((await response.json()) as Record<string, unknown>);
+      return { status: response.status, messages, close: () => undefined };
+    }
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    void (async () => {
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        buffered += decoder.decode(value, { stream: true });
+        const lines = buffered.split('\n');
+        buffered = lines.pop()!;
+        for (const line of lines.filter((l) => l.startsWith('data: ') && l.length > 6)) {
+          const message = JSON.parse(line.slice(6)) as Record<string, unknown>;
+          expect(wire.check(message, 'subscriptions/listen')).toEqual([]);
+          messages.push(message);
+        }
+      }
+    })();
+    return { status: response.status, messages, close: () => controller.abort() };
+  }
+
+  async function arrived(messages: Array<Record<string, unknown>>, match: (m: Record<string, unknown>) => boolean) {
+    for (let n = 0; n < 200 && !messages.some(match); n++) await new Promise((resolve) => setTimeout(resolve, 10));
+    return messages.find(match);
+  }
+
+  it('tells a subscriptions/listen stream that follows a task of each change of its status (notifications/tasks)', async () => {
+    const created = await rpc('tools/call', { name: 'asks', arguments: {} });
+    const taskId = created.result!.taskId as string;
+    await until(taskId, 'input_required');
+    const stream = await listen({ taskIds: [taskId, 'no-such-task'] });
+    try {
+      const ack = await arrived(stream.messages, (m) => m.method === 'notifications/subscriptions/acknowledged');
+      expect((ack!.params as { notifications: unknown }).notifications).toEqual({ taskIds: [taskId] });
+      await rpc('tasks/update', {
+        taskId,
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      });
+      const completed = await arrived(
+        stream.messages,
+        (m) => m.method === 'notifications/tasks' && (m.params as { status?: string }).status === 'completed',
+      );
+      expect(completed!.params).toMatchObject({ taskId, status: 'completed', result: { content: [{ text: 'yes' }] } });
+      const statuses = stream.messages
+        .filter((m) => m.method === 'notifications/tasks')
+        .map((m) => (m.params as { status: string }).status);
+      expect(statuses).toEqual(['working', 'completed']);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('refuses taskIds on a stream whose request did not declare the extension (-32021)', async () => {
+    const refused = await listen({ taskIds: ['x'] }, {});
+    expect(refused.messages[0]).toMatchObject({ error: { code: ErrorCode.MissingRequiredClientCapability } });
+  });
+
   it('ignores the legacy task parameter of a plain tool', async () => {
     const { result } = await rpc('tools/call', { name: 'quick', arguments: {}, task: { ttl: 60_000 } });
     expect(result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'quick' }] });

@@ -19,6 +19,8 @@ import { ResourceMethods } from './methods/resource.methods';
 import { ToolMethods } from './methods/tool.methods';
 import { TaskMethods } from './methods/task.methods';
 import { ToolTasks } from './methods/tool-tasks';
+import { LegacyToolTasks } from './methods/legacy-tool-tasks';
+import { LegacyTaskChannels } from './tasks/legacy-task.channel';
 import { McpTaskRunner } from './tasks/mcp-task.runner';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE } from './mcp.module-definition';
 import { getMcpServerToken } from './mcp-server.token';
@@ -51,6 +53,8 @@ import { RequestStateKeyWarning } from './eras/modern/mrtr/request-state-key.war
     ToolMethods,
     TaskMethods,
     ToolTasks,
+    LegacyToolTasks,
+    LegacyTaskChannels,
     McpTaskRunner,
     ResourceMethods,
     PromptMethods,

@@ -97,8 +97,8 @@ export class McpInvocation {
     return this.stream;
   }
 
-  /** From now on, the request's progress, logs and questions go to `sink`. */
-  repoint(sink: MessageSink): void {
+  /** From now on, the request's progress, logs and questions go to `sink` (undefined: the session's outbound). */
+  repoint(sink: MessageSink | undefined): void {
     this.stream = sink;
   }
 

@@ -124,20 +124,32 @@ export function taskStoreContract(cases: TaskStoreCase[]): void {
         await store.create(task(id, 'alice', { createdAt: Date.now() + at }));
       }
       await store.create(task('b1', 'bob'));
-      const first = await store.list('alice', undefined, 2);
+      const first = (await store.list('alice', undefined, 2))!;
       expect(first.tasks.map((t) => t.taskId)).toEqual(['t3', 't2']);
       expect(first.nextCursor).toBeDefined();
-      const second = await store.list('alice', first.nextCursor, 2);
+      const second = (await store.list('alice', first.nextCursor, 2))!;
       expect(second.tasks.map((t) => t.taskId)).toEqual(['t1']);
       expect(second.nextCursor).toBeUndefined();
-      expect((await store.list('bob', undefined, 10)).tasks.map((t) => t.taskId)).toEqual(['b1']);
-      expect((await store.list('nobody', undefined, 10)).tasks).toEqual([]);
+      expect((await store.list('bob', undefined, 10))!.tasks.map((t) => t.taskId)).toEqual(['b1']);
+      expect((await store.list('nobody', undefined, 10))!.tasks).toEqual([]);
+    });
+
+    it('goes on from a cursor whose task expired since, and refuses a cursor it did not make', async () => {
+      await store.create(task('t1', 'alice'));
+      await store.create(task('t2', 'alice', { expiresAt: Date.now() + 40 }));
+      await store.create(task('t3', 'alice'));
+      const first = (await store.list('alice', undefined, 2))!;
+      expect(first.tasks.map((t) => t.taskId)).toEqual(['t3', 't2']);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+      expect((await store.list('alice', first.nextCursor, 2))!.tasks.map((t) => t.taskId)).toEqual(['t1']);
+      for (const forged of ['not-a-cursor', '', '-1', '1e3', '999999999'])
+        expect(await store.list('alice', forged, 2)).toBeUndefined();
     });
 
     it('forgets a task once it expired', async () => {
       await store.create(task('old', 'alice', { expiresAt: Date.now() - 1 }));
       expect(await store.get('alice', 'old')).toBeUndefined();
-      expect((await store.list('alice', undefined, 10)).tasks).toEqual([]);
+      expect((await store.list('alice', undefined, 10))!.tasks).toEqual([]);
     });
 
     it("refuses an owner's task past the per-owner bound, without evicting, while others still get theirs", async () => {

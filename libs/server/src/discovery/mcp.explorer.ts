@@ -137,6 +137,8 @@ export class McpExplorer {
         outputSchema,
         annotations: options.annotations,
         icons: options.icons,
+        // Legacy clients read it (2025-11-25); the modern era's Tool has no such field, and extra fields are allowed.
+        execution: task === 'forbidden' ? undefined : { taskSupport: task },
         _meta: options._meta,
       }),
     });

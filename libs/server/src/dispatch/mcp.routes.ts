@@ -60,10 +60,12 @@ export class McpRoutes {
       ],
       ['server/discover', { kind: 'request', eras: MODERN, run: () => discover.discover() }],
       ['subscriptions/listen', { kind: 'request', eras: MODERN, run: (p, c) => subscriptions.listen(p, c) }],
-      // The tasks extension (modern era); 2025-11-25's tasks/result and tasks/list are not served (-32601).
-      ['tasks/get', { kind: 'request', eras: MODERN, run: (p, c) => tasks.get(p, c) }],
+      // 2025-11-25's experimental tasks and the modern era's tasks extension (which has no tasks/result nor list).
+      ['tasks/get', { kind: 'request', eras: BOTH, run: (p, c) => tasks.get(p, c) }],
+      ['tasks/cancel', { kind: 'request', eras: BOTH, run: (p, c) => tasks.cancel(p, c) }],
       ['tasks/update', { kind: 'request', eras: MODERN, run: (p, c) => tasks.update(p, c) }],
-      ['tasks/cancel', { kind: 'request', eras: MODERN, run: (p, c) => tasks.cancel(p, c) }],
+      ['tasks/result', { kind: 'request', eras: LEGACY, run: (p, c) => tasks.result(p, c) }],
+      ['tasks/list', { kind: 'request', eras: LEGACY, run: (p, c) => tasks.list(p, c) }],
       ['notifications/initialized', { kind: 'notification', eras: LEGACY, run: (p, c) => lifecycle.initialized(p, c) }],
       ['notifications/cancelled', { kind: 'notification', eras: BOTH, run: (p, c) => lifecycle.cancelled(p, c) }],
       ['notifications/roots/list_changed', { kind: 'notification', eras: LEGACY, run: () => undefined }],

@@ -9,12 +9,17 @@ export interface SubscriptionFilter {
   promptsListChanged?: boolean;
   resourcesListChanged?: boolean;
   resourceSubscriptions?: string[];
+  /** Tasks whose status changes the stream follows (the tasks extension). */
+  taskIds?: string[];
 }
 
 interface Subscription {
   id: JsonRpcId;
   filter: SubscriptionFilter;
   resources: Set<string>;
+  tasks: Set<string> | undefined;
+  /** Who opened it: only that owner's tasks reach it. */
+  owner: string;
   sink: MessageSink;
   /** Ends the subscription gracefully (server shutdown). */
   end: () => void;
@@ -39,11 +44,13 @@ export class McpSubscriptionHub implements BeforeApplicationShutdown {
   }
 
   /** Registers a stream; returns its removal. `end` is called if the server ends the subscription first. */
-  add(id: JsonRpcId, filter: SubscriptionFilter, sink: MessageSink, end: () => void): () => void {
+  add(id: JsonRpcId, filter: SubscriptionFilter, owner: string, sink: MessageSink, end: () => void): () => void {
     const subscription: Subscription = {
       id,
       filter,
       resources: new Set(filter.resourceSubscriptions ?? []),
+      tasks: filter.taskIds?.length ? new Set(filter.taskIds) : undefined,
+      owner,
       sink,
       end,
     };
@@ -64,6 +71,15 @@ export class McpSubscriptionHub implements BeforeApplicationShutdown {
         sent++;
     }
     return sent;
+  }
+
+  /** A task changed status: `notifications/tasks` (the task as `tasks/get` shows it) to the streams following it. */
+  taskChanged(owner: string, taskId: string, task: () => Record<string, unknown>): void {
+    let params: Record<string, unknown> | undefined;
+    for (const subscription of this.subscriptions) {
+      if (subscription.owner === owner && subscription.tasks?.has(taskId))
+        this.send(subscription, 'notifications/tasks', (params ??= task()));
+    }
   }
 
   /**

@@ -17,6 +17,7 @@ import { McpRequestContext, invocationOf } from '../context/mcp-request-context'
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
+import { LEGACY_TASKS_CAPABILITY, offersLegacyTasks } from '../tasks/task-extension';
 import { LiveSessions } from '../session/live-sessions';
 import { McpEventBus } from '../events/mcp-event.bus';
 import { serverInfoOf } from '../server-info';
@@ -36,7 +37,7 @@ export class LifecycleMethods {
 
   async initialize(params: McpParams, ctx: McpRequestContext): Promise<InitializeResult> {
     const requested = requireString(params, 'protocolVersion');
-    const capabilities = optionalObject(params, 'capabilities') as ClientCapabilities;
+    const clientCapabilities = optionalObject(params, 'capabilities') as ClientCapabilities;
     const clientInfo = optionalObject(params, 'clientInfo');
     if (typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string') {
       throw invalidParams('Missing or invalid "clientInfo": name and version are required');
@@ -45,7 +46,7 @@ export class LifecycleMethods {
     if (session.revision && session.persistent)
       throw new McpError(ErrorCode.InvalidRequest, 'Session already initialized');
     session.revision = negotiateLegacyRevision(requested);
-    session.clientCapabilities = capabilities;
+    session.clientCapabilities = clientCapabilities;
     session.clientInfo = clientInfo as unknown as Implementation;
     session.principal = auth?.subject;
     // A session already live here (stdio) has a record to update; an HTTP one gets its record when it is adopted.
@@ -54,9 +55,12 @@ export class LifecycleMethods {
       clientCapabilities: session.clientCapabilities,
       clientInfo: session.clientInfo,
     });
+    const capabilities = this.registry.capabilities();
     const result: InitializeResult = {
       protocolVersion: session.revision,
-      capabilities: this.registry.capabilities(),
+      capabilities: offersLegacyTasks(session, this.registry.servesTasks)
+        ? { ...capabilities, tasks: LEGACY_TASKS_CAPABILITY }
+        : capabilities,
       serverInfo: serverInfoOf(this.options),
     };
     if (this.options.instructions) result.instructions = this.options.instructions;

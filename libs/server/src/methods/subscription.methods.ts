@@ -7,9 +7,12 @@ import { DEFAULT_MAX_SUBSCRIPTIONS, MAX_URI_LENGTH } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpSubscriptionHub, SubscriptionFilter } from '../events/subscription.hub';
+import { McpTaskRunner } from '../tasks/mcp-task.runner';
+import { declaresTasks, taskOwnerOf, tasksExtensionRequired } from '../tasks/task-extension';
 
-/** Most resource URIs one stream may watch. */
+/** Most resource URIs, and most tasks, one stream may watch. */
 const MAX_RESOURCES_PER_STREAM = 1_000;
+const MAX_TASKS_PER_STREAM = 1_000;
 
 /** `subscriptions/listen` (modern era): a long-lived stream of the change notifications the client opted in to. */
 @Injectable()
@@ -18,16 +21,18 @@ export class SubscriptionMethods {
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly registry: McpRegistry,
     private readonly hub: McpSubscriptionHub,
+    private readonly runner: McpTaskRunner,
   ) {}
 
   async listen(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
-    const requested = this.filter(params.notifications);
+    const requested = this.filter(params.notifications, ctx);
     const sink = invocationOf(ctx).ownStream;
     if (!sink || sink.closed) throw new McpError(ErrorCode.ServerError, 'No stream to deliver notifications on');
     if (this.hub.size >= (this.options.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS)) {
       throw new McpError(ErrorCode.ServerError, 'Too many open subscriptions');
     }
-    const agreed = this.agree(requested);
+    const owner = taskOwnerOf(ctx);
+    const agreed = await this.agree(requested, owner);
     const id = ctx.requestId;
     // The acknowledgement is the first message tagged with this subscription's id.
     sink.send({
@@ -37,14 +42,14 @@ export class SubscriptionMethods {
     });
     await new Promise<void>((resolve, reject) => {
       if (ctx.signal.aborted) return reject(ctx.signal.reason);
-      const remove = this.hub.add(id, agreed, sink, resolve);
+      const remove = this.hub.add(id, agreed, owner, sink, resolve);
       ctx.signal.addEventListener('abort', () => (remove(), reject(ctx.signal.reason)), { once: true });
     });
     // The server ended the subscription (shutdown): a result tells the client it ended gracefully.
     return { _meta: { [META_SUBSCRIPTION_ID]: id } };
   }
 
-  private filter(value: unknown): SubscriptionFilter {
+  private filter(value: unknown, ctx: McpRequestContext): SubscriptionFilter {
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       throw invalidParams('Missing or invalid "notifications" filter');
     const filter = value as Record<string, unknown>;
@@ -60,11 +65,19 @@ export class SubscriptionMethods {
       if (uris.length > MAX_RESOURCES_PER_STREAM)
         throw invalidParams(`At most ${MAX_RESOURCES_PER_STREAM} resource subscriptions per stream`);
     }
+    const taskIds = filter.taskIds;
+    if (taskIds !== undefined) {
+      if (!declaresTasks(ctx.clientCapabilities)) throw tasksExtensionRequired();
+      if (!Array.isArray(taskIds) || !taskIds.every((taskId) => typeof taskId === 'string' && taskId.length <= 256))
+        throw invalidParams('"notifications.taskIds" must be an array of task ids');
+      if (taskIds.length > MAX_TASKS_PER_STREAM)
+        throw invalidParams(`At most ${MAX_TASKS_PER_STREAM} tasks per stream`);
+    }
     return filter as SubscriptionFilter;
   }
 
-  /** The part of the request the server can honour: only kinds it has. */
-  private agree(requested: SubscriptionFilter): SubscriptionFilter {
+  /** The part of the request the server can honour: only kinds it has, only tasks the caller can read. */
+  private async agree(requested: SubscriptionFilter, owner: string): Promise<SubscriptionFilter> {
     const capabilities = this.registry.capabilities();
     const agreed: SubscriptionFilter = {};
     if (requested.toolsListChanged && capabilities.tools) agreed.toolsListChanged = true;
@@ -72,6 +85,11 @@ export class SubscriptionMethods {
     if (requested.resourcesListChanged && capabilities.resources) agreed.resourcesListChanged = true;
     if (requested.resourceSubscriptions && capabilities.resources)
       agreed.resourceSubscriptions = [...new Set(requested.resourceSubscriptions)];
+    if (requested.taskIds && this.registry.servesTasks) {
+      const ids = [...new Set(requested.taskIds)];
+      const known = await Promise.all(ids.map((taskId) => this.runner.get(owner, taskId)));
+      agreed.taskIds = ids.filter((_, index) => known[index] !== undefined);
+    }
     return agreed;
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CallToolResult, ErrorCode, McpError } from '@conduit-mcp/core';
+import { CallToolResult, ErrorCode, LoggingLevel, McpError } from '@conduit-mcp/core';
+import { McpInput } from '../context/mcp-input.interface';
 import { McpInvocation } from '../context/mcp-invocation';
 import { McpRequestContext, invocationOf } from '../context/mcp-request-context';
 import { McpRequestState } from '../context/mcp-request-state';
@@ -8,7 +9,8 @@ import { McpSession } from '../session/mcp-session';
 import { RequestCancellation } from '../session/request-cancellation';
 import { McpTaskRunner, RunningTask } from '../tasks/mcp-task.runner';
 import { declaresTasks, taskOwnerOf, tasksExtensionRequired } from '../tasks/task-extension';
-import { toModernTask } from '../tasks/task.projection';
+import { toDetailedTask, toModernTask } from '../tasks/task.projection';
+import { McpSubscriptionHub } from '../events/subscription.hub';
 import { TaskRecord } from '../tasks/task.store';
 import { checkArguments } from './tool-arguments';
 
@@ -24,7 +26,10 @@ export type ToolInvoke = (args: unknown, ctx: McpRequestContext) => Promise<Call
  */
 @Injectable()
 export class ToolTasks {
-  constructor(private readonly runner: McpTaskRunner) {}
+  constructor(
+    private readonly runner: McpTaskRunner,
+    private readonly hub: McpSubscriptionHub,
+  ) {}
 
   /** The created task (`resultType: "task"`), or undefined when the call runs inline. */
   async call(
@@ -83,8 +88,12 @@ export class ToolTasks {
   }
 
   private launchOf(tool: RegisteredTool, ctx: McpRequestContext) {
+    const owner = taskOwnerOf(ctx);
     return {
-      owner: taskOwnerOf(ctx),
+      owner,
+      // Streams of subscriptions/listen that follow the task (notifications.taskIds) hear of each change.
+      onStatus: (task: TaskRecord) =>
+        this.hub.taskChanged(owner, task.taskId, () => ({ ...toDetailedTask(task) }) as Record<string, unknown>),
       server: ctx.server,
       era: 'modern' as const,
       tool: tool.definition.name,
@@ -100,27 +109,50 @@ function created(task: TaskRecord): Record<string, unknown> {
 // The task's own context: the request's facts, a session and cancellation of its own (the request's end with its
 // HTTP exchange), the task's questions, and nowhere to send progress or logs.
 function detached(ctx: McpRequestContext, task: RunningTask): McpRequestContext {
+  return detachedContext(ctx, task.signal, {
+    session: new McpSession(undefined, false),
+    input: task.input,
+    logThreshold: () => null,
+  }).ctx;
+}
+
+/** What a task's context takes from its era: the session it belongs to, its questions, its log level. */
+export interface DetachedParts {
+  session: McpSession;
+  input: McpInput;
+  logThreshold: () => LoggingLevel | null;
+}
+
+/**
+ * A context for a call that runs as a task: the request's facts, with a cancellation of its own that the task's
+ * `signal` aborts (the request itself ends with its exchange) and no stream of its own yet.
+ */
+export function detachedContext(
+  ctx: McpRequestContext,
+  signal: AbortSignal,
+  parts: DetachedParts,
+): { ctx: McpRequestContext; invocation: McpInvocation } {
   const request = invocationOf(ctx);
   const cancellation = new RequestCancellation();
-  if (task.signal.aborted) cancellation.abort(task.signal.reason);
-  else task.signal.addEventListener('abort', () => cancellation.abort(task.signal.reason), { once: true });
+  if (signal.aborted) cancellation.abort(signal.reason);
+  else signal.addEventListener('abort', () => cancellation.abort(signal.reason), { once: true });
   const invocation = new McpInvocation({
     server: request.server,
     method: request.method,
     requestId: request.id,
     era: request.era,
     protocolVersion: request.protocolVersion,
-    session: new McpSession(undefined, false),
+    session: parts.session,
     stream: undefined,
     transport: request.transport,
     cancellation,
     meta: request.meta,
-    input: task.input,
+    input: parts.input,
     state: new McpRequestState(),
     clientInfo: request.clientInfo,
     clientCapabilities: request.clientCapabilities,
-    logThreshold: () => null,
+    logThreshold: parts.logThreshold,
   });
   invocation.target = request.target;
-  return new McpRequestContext(invocation);
+  return { ctx: new McpRequestContext(invocation), invocation };
 }

@@ -13,7 +13,8 @@ import { ALWAYS_ALLOWED, RegisteredTool } from '../registry/registry.types';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
 import { ListPages } from './list-page';
-import { ToolTasks } from './tool-tasks';
+import { ToolInvoke, ToolTasks } from './tool-tasks';
+import { LegacyToolTasks } from './legacy-tool-tasks';
 import { TOOL_ERROR_CHARS, checkArguments } from './tool-arguments';
 
 /** `tools/list` and `tools/call`. */
@@ -29,6 +30,7 @@ export class ToolMethods {
     private readonly schemas: SchemaValidator,
     private readonly telemetry: McpTelemetry,
     private readonly tasks: ToolTasks,
+    private readonly legacyTasks: LegacyToolTasks,
   ) {
     this.pages = new ListPages('tools', options);
   }
@@ -51,10 +53,12 @@ export class ToolMethods {
     }
     ctx.target = { kind: 'tool', name };
     const args = optionalObject(params, 'arguments');
-    if (ctx.era === 'modern' && tool.task !== 'forbidden') {
-      const asTask = await this.tasks.call(tool, args, ctx, (checked, taskCtx) => this.invoke(tool, checked, taskCtx));
-      if (asTask) return asTask as unknown as CallToolResult;
-    }
+    const asTask =
+      ctx.era === 'modern'
+        ? tool.task !== 'forbidden' && (await this.tasks.call(tool, args, ctx, this.invoker(tool)))
+        : (params.task !== undefined || tool.task === 'required') &&
+          (await this.legacyTasks.call(tool, args, params.task, ctx, this.invoker(tool)));
+    if (asTask) return asTask as unknown as CallToolResult;
     return this.telemetry.track(
       'tool',
       { server: this.options.name, name },
@@ -71,6 +75,10 @@ export class ToolMethods {
   ): Promise<CallToolResult> {
     const checked = await checkArguments(tool, args);
     return checked.ok ? this.invoke(tool, checked.value, ctx) : checked.error;
+  }
+
+  private invoker(tool: RegisteredTool): ToolInvoke {
+    return (checked, taskCtx) => this.invoke(tool, checked, taskCtx);
   }
 
   /** Runs the tool's handler on arguments already checked; a tool error is a result, a protocol error is thrown. */

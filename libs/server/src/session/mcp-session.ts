@@ -62,6 +62,7 @@ export class McpSession {
   // The JSON size of the params of the requests in `pendingRequests`.
   private pendingBytes = 0;
   private closeListeners: Set<() => void> | undefined;
+  private outboundListeners: Set<() => void> | undefined;
   private nextRequestId = 0;
 
   /** The resource URIs the client subscribed to (`resources/subscribe`). */
@@ -97,6 +98,14 @@ export class McpSession {
   set outbound(sink: MessageSink | undefined) {
     this.outboundSink = sink;
     while (sink && !sink.closed && this.undelivered?.length) sink.send(this.undelivered.shift()!);
+    if (sink && this.outboundListeners) for (const listener of [...this.outboundListeners]) listener();
+  }
+
+  /** Calls `listener` each time an outbound channel attaches, until the returned function is called. */
+  onOutbound(listener: () => void): () => void {
+    const listeners = (this.outboundListeners ??= new Set());
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   }
 
   get closed(): boolean {
@@ -296,5 +305,6 @@ export class McpSession {
     this.undelivered = undefined;
     if (this.closeListeners) for (const listener of this.closeListeners) listener();
     this.closeListeners = undefined;
+    this.outboundListeners = undefined;
   }
 }

@@ -17,6 +17,8 @@ interface Entry {
   owner: string;
   expiresAt: number;
   terminal: boolean;
+  /** Its place in the order of creation: a page's cursor is the last listed task's. */
+  seq: number;
 }
 
 /**
@@ -27,6 +29,7 @@ export class InMemoryTaskStore implements TaskStore {
   private readonly tasks = new Map<string, Entry>();
   private readonly byOwner = new Map<string, Set<string>>();
   private bytes = 0;
+  private created = 0;
   private readonly maxTasks: number;
   private readonly maxPerOwner: number;
   private readonly maxBytes: number;
@@ -49,6 +52,7 @@ export class InMemoryTaskStore implements TaskStore {
       owner: task.owner,
       expiresAt: task.expiresAt,
       terminal: TERMINAL_TASK_STATUSES.has(task.status),
+      seq: ++this.created,
     });
     this.bytes += bytes;
     let owned = this.byOwner.get(task.owner);
@@ -68,17 +72,25 @@ export class InMemoryTaskStore implements TaskStore {
     return this.write(taskId, entry, changes);
   }
 
-  async list(owner: string, cursor: string | undefined, limit: number): Promise<TaskPage> {
+  async list(owner: string, cursor: string | undefined, limit: number): Promise<TaskPage | undefined> {
+    // The cursor is the creation number of the last task listed: the page goes on below it, whatever expired since.
+    const below = cursor === undefined ? Infinity : /^[1-9][0-9]{0,15}$/.test(cursor) ? Number(cursor) : undefined;
+    if (below === undefined || (cursor !== undefined && below > this.created)) return undefined;
     const ids = [...(this.byOwner.get(owner) ?? [])].reverse(); // newest first (insertion order)
-    const start = cursor === undefined ? 0 : ids.indexOf(cursor) + 1;
     const tasks: TaskRecord[] = [];
-    let index = start;
-    for (; index < ids.length && tasks.length < limit; index++) {
-      const entry = this.owned(owner, ids[index]);
-      if (entry) tasks.push(JSON.parse(entry.json) as TaskRecord);
+    let last = 0;
+    let more = false;
+    for (const id of ids) {
+      const entry = this.owned(owner, id);
+      if (!entry || entry.seq >= below) continue;
+      if (tasks.length === limit) {
+        more = true;
+        break;
+      }
+      tasks.push(JSON.parse(entry.json) as TaskRecord);
+      last = entry.seq;
     }
-    const more = ids.slice(index).some((id) => this.owned(owner, id));
-    return more && tasks.length ? { tasks, nextCursor: tasks[tasks.length - 1].taskId } : { tasks };
+    return more ? { tasks, nextCursor: String(last) } : { tasks };
   }
 
   async cancel(owner: string, taskId: string, statusMessage?: string): Promise<TaskRecord | undefined> {

@@ -6,7 +6,7 @@ import { toWireError } from '../dispatch/error.mapper';
 import { McpAbortedError } from '../errors/mcp-aborted.error';
 import { McpTaskEvent } from '../telemetry/mcp.channels';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
-import { TaskRecord, TaskStore } from './task.store';
+import { TERMINAL_TASK_STATUSES, TaskPage, TaskRecord, TaskStore } from './task.store';
 import { ModernTaskInput } from './task-input';
 
 /** Bounds and defaults of the tasks a server runs. */
@@ -51,8 +51,13 @@ export interface TaskLaunch {
   ttlMs?: number;
   /** The capabilities of the request that creates the task: what its questions may ask (modern). */
   clientCapabilities: ClientCapabilities;
-  /** The legacy era's questions (server-to-client requests tied to the task); the modern era's are the runner's. */
-  input?: (task: { taskId: string; signal: AbortSignal }) => McpInput;
+  /**
+   * The legacy era's questions (server-to-client requests tied to the task), told to call `asking(+1)` when one
+   * starts and `asking(-1)` when it ends; the modern era's are the runner's.
+   */
+  input?: (task: { taskId: string; signal: AbortSignal; asking(delta: 1 | -1): void }) => McpInput;
+  /** Told each time the task's status changed after its creation (the legacy era's status notifications). */
+  onStatus?(task: TaskRecord): void;
   /** Runs the tool; resolves its result, or rejects with the error a plain call would answer. */
   run(task: RunningTask): Promise<CallToolResult>;
 }
@@ -62,8 +67,16 @@ interface Running {
   /** What its telemetry events name, and when it began (a `performance.now()` reading). */
   scope: { server: string; tool: string; era: Era };
   started: number;
-  /** Whether it waits for answers (`input_required`). */
+  /** Whether it waits for answers (`input_required`); how many legacy questions wait. */
   waiting: boolean;
+  questions: number;
+  /** The status the legacy questions last asked for, and the store writes of it, in order. */
+  asked: boolean;
+  writes: Promise<unknown>;
+  onStatus: ((task: TaskRecord) => void) | undefined;
+  /** Resolved when it stops running here (ended, cancelled, expired, shut down). */
+  over: Promise<void>;
+  finish: () => void;
   controller: AbortController;
   input: McpInput;
   expiry: NodeJS.Timeout;
@@ -124,7 +137,7 @@ export class McpTaskRunner implements OnApplicationShutdown {
     const controller = new AbortController();
     const { signal } = controller;
     const input =
-      launch.input?.({ taskId, signal }) ??
+      launch.input?.({ taskId, signal, asking: (delta) => this.asking(taskId, delta) }) ??
       new ModernTaskInput(
         launch.clientCapabilities,
         this.schemas,
@@ -134,7 +147,23 @@ export class McpTaskRunner implements OnApplicationShutdown {
     // Held before the store is asked: two launches at the bound cannot both pass it.
     const expiry = setTimeout(() => this.expire(taskId), ttlMs).unref();
     const scope = { server: launch.server, tool: launch.tool, era: launch.era };
-    const entry: Running = { owner, scope, started: performance.now(), waiting: false, controller, input, expiry };
+    let finish!: () => void;
+    const over = new Promise<void>((resolve) => (finish = resolve));
+    const entry: Running = {
+      owner,
+      scope,
+      started: performance.now(),
+      waiting: false,
+      questions: 0,
+      asked: false,
+      writes: Promise.resolve(),
+      onStatus: launch.onStatus,
+      over,
+      finish,
+      controller,
+      input,
+      expiry,
+    };
     this.running.set(taskId, entry);
     let created = false;
     try {
@@ -151,6 +180,24 @@ export class McpTaskRunner implements OnApplicationShutdown {
   /** The task as it is now; undefined when unknown, expired or another owner's. */
   get(owner: string, taskId: string): Promise<TaskRecord | undefined> {
     return this.store.get(owner, taskId);
+  }
+
+  /**
+   * The task once it is terminal (2025-11-25 `tasks/result`): undefined when unknown to its owner, or when it expired
+   * meanwhile. Rejects when `signal` aborts. A task running elsewhere (another instance) is polled at its interval.
+   */
+  async settled(owner: string, taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined> {
+    for (;;) {
+      const task = await this.store.get(owner, taskId);
+      if (!task || TERMINAL_TASK_STATUSES.has(task.status)) return task;
+      const running = this.running.get(taskId);
+      await until(running?.over, task.pollIntervalMs ?? this.limits.pollIntervalMs, signal);
+    }
+  }
+
+  /** One page of the owner's tasks, newest first; undefined for a cursor the store did not make. */
+  list(owner: string, cursor: string | undefined, limit: number): Promise<TaskPage | undefined> {
+    return this.store.list(owner, cursor, limit);
   }
 
   /**
@@ -177,6 +224,7 @@ export class McpTaskRunner implements OnApplicationShutdown {
     if (running?.owner === owner) {
       this.stop(taskId, running, new McpAbortedError('Task cancelled'));
       this.ended(running, { status: 'cancelled' });
+      if (task.status === 'cancelled') running.onStatus?.(task);
     }
     return task;
   }
@@ -217,7 +265,9 @@ export class McpTaskRunner implements OnApplicationShutdown {
     // Cancelled (or expired, or shut down) meanwhile: the store refuses to change a terminal task.
     if (signal.aborted) return;
     const updated = await this.store.update(owner, taskId, ending).catch(() => undefined);
-    if (updated) this.ended(entry, { status: updated.status, errorCode: updated.error?.code });
+    if (!updated) return;
+    this.ended(entry, { status: updated.status, errorCode: updated.error?.code });
+    entry.onStatus?.(updated);
   }
 
   private async publishQuestions(owner: string, taskId: string, outstanding: Record<string, unknown>): Promise<void> {
@@ -226,12 +276,30 @@ export class McpTaskRunner implements OnApplicationShutdown {
       status: waiting ? 'input_required' : 'working',
       inputRequests: waiting ? (outstanding as TaskRecord['inputRequests']) : undefined,
     });
-    // The status changes when the first question is asked or the last one answered, not with every question.
+    if (updated) this.statusChanged(taskId, waiting, updated);
+  }
+
+  // A legacy question starts or ends: the task is `input_required` from the first one to the last one's end.
+  private asking(taskId: string, delta: 1 | -1): void {
     const running = this.running.get(taskId);
-    if (updated && running && running.waiting !== waiting) {
-      running.waiting = waiting;
-      this.telemetry.task(() => ({ ...running.scope, type: 'status', status: updated.status }));
-    }
+    if (!running) return;
+    running.questions += delta;
+    const waiting = running.questions > 0;
+    if (waiting === running.asked) return;
+    running.asked = waiting;
+    running.writes = running.writes
+      .then(() => this.store.update(running.owner, taskId, { status: waiting ? 'input_required' : 'working' }))
+      .then((updated) => updated && this.statusChanged(taskId, waiting, updated))
+      .catch(() => undefined);
+  }
+
+  // The status changes when the first question is asked or the last one answered, not with every question.
+  private statusChanged(taskId: string, waiting: boolean, updated: TaskRecord): void {
+    const running = this.running.get(taskId);
+    if (!running || running.waiting === waiting) return;
+    running.waiting = waiting;
+    this.telemetry.task(() => ({ ...running.scope, type: 'status', status: updated.status }));
+    running.onStatus?.(updated);
   }
 
   private expire(taskId: string): void {
@@ -262,7 +330,20 @@ export class McpTaskRunner implements OnApplicationShutdown {
     if (!running) return;
     clearTimeout(running.expiry);
     this.running.delete(taskId);
+    running.finish();
   }
+}
+
+// Waits for `over` (when given) or `ms`, whichever comes first; rejects when `signal` aborts.
+function until(over: Promise<void> | undefined, ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise((resolve, reject) => {
+    const done = () => (clearTimeout(timer), signal.removeEventListener('abort', onAbort), resolve());
+    const onAbort = () => (clearTimeout(timer), reject(signal.reason as Error));
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void over?.then(done);
+  });
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -64,8 +64,11 @@ export interface TaskStore {
   get(owner: string, taskId: string): Promise<TaskRecord | undefined>;
   /** Applies changes; the updated task, or undefined when absent, another owner's, or already terminal. */
   update(owner: string, taskId: string, changes: TaskChanges): Promise<TaskRecord | undefined>;
-  /** The owner's tasks, newest first, `limit` per page. */
-  list(owner: string, cursor: string | undefined, limit: number): Promise<TaskPage>;
+  /**
+   * The owner's tasks, newest first, `limit` per page, from `cursor` (a page's `nextCursor`: it stays valid when the
+   * task it was made from expires); undefined for a cursor this store did not make.
+   */
+  list(owner: string, cursor: string | undefined, limit: number): Promise<TaskPage | undefined>;
   /** Moves a task that is not terminal to `cancelled`; the task as it now is, or undefined when absent. */
   cancel(owner: string, taskId: string, statusMessage?: string): Promise<TaskRecord | undefined>;
 }

@@ -5,6 +5,7 @@ import {
   ElicitRequestParams,
   ElicitResult,
   ListRootsResult,
+  META_RELATED_TASK,
   McpError,
   ErrorCode,
   AnswerCheck,
@@ -27,15 +28,30 @@ export interface LegacyInputLimits {
   maxPendingBytes: number;
 }
 
-/** Legacy era: each question is a server-to-client request on the request's stream, awaited for its answer. */
+/** What changes for the questions of a call running as a task (2025-11-25 tasks). */
+export interface LegacyTaskQuestions {
+  /** Sent in each question's `_meta` as the related task. */
+  taskId: string;
+  /** Where a question goes: waits, within `timeoutMs`, until somewhere is open (the task has no request of its own). */
+  sink(method: string, signal: AbortSignal, timeoutMs: number): Promise<MessageSink>;
+  /** A question starts (+1) or ends (-1): the task is `input_required` while one waits. */
+  asking(delta: 1 | -1): void;
+}
+
+/**
+ * Legacy era: each question is a server-to-client request on the request's stream, awaited for its answer. Inside a
+ * task, each carries the related task and goes where the task's channel says.
+ */
 export class LegacyInput implements McpInput {
   constructor(
     private readonly session: McpSession,
     /** Where the request's messages go now (its invocation's sink, which can be re-pointed). */
     private readonly sinkOf: () => MessageSink | undefined,
-    private readonly cancellation: RequestCancellation,
+    /** What aborts its questions: the request's cancellation, or a task's. */
+    private readonly cancellation: Pick<RequestCancellation, 'signal'>,
     private readonly limits: LegacyInputLimits,
     private readonly schemas: SchemaValidator,
+    private readonly task?: LegacyTaskQuestions,
   ) {}
 
   async elicit(_key: string, params: ElicitRequestParams): Promise<ElicitResult> {
@@ -74,10 +90,33 @@ export class LegacyInput implements McpInput {
   }
 
   private ask(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (this.task) return this.askInTask(this.task, method, params);
     const sink = this.sinkOf();
     if (!sink || sink.closed) {
       return Promise.reject(new McpError(ErrorCode.ServerError, `No open stream to send ${method} on`));
     }
+    return this.send(method, params, sink);
+  }
+
+  private async askInTask(
+    task: LegacyTaskQuestions,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const meta = {
+      ...(params._meta as Record<string, unknown> | undefined),
+      [META_RELATED_TASK]: { taskId: task.taskId },
+    };
+    task.asking(1);
+    try {
+      const sink = await task.sink(method, this.cancellation.signal, this.limits.timeoutMs);
+      return await this.send(method, { ...params, _meta: meta }, sink);
+    } finally {
+      task.asking(-1);
+    }
+  }
+
+  private send(method: string, params: Record<string, unknown>, sink: MessageSink): Promise<Record<string, unknown>> {
     const { timeoutMs, maxPending, maxPendingBytes } = this.limits;
     return this.session.request(method, params, sink, {
       timeoutMs,

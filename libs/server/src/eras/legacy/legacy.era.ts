@@ -7,7 +7,10 @@ import {
   SchemaValidator,
   sanitizeText,
 } from '@conduit-mcp/core';
-import { LegacyInput, LegacyInputLimits } from './legacy-input';
+import { LegacyInput, LegacyInputLimits, LegacyTaskQuestions } from './legacy-input';
+import { McpSession } from '../../session/mcp-session';
+import { MessageSink } from '../../session/message-sink.interface';
+import { RequestCancellation } from '../../session/request-cancellation';
 import { McpInvocation } from '../../context/mcp-invocation';
 import { McpRequestContext } from '../../context/mcp-request-context';
 import { McpRequestState } from '../../context/mcp-request-state';
@@ -42,6 +45,16 @@ export class LegacyEra implements EraEngine {
     };
   }
 
+  /** The questions of a legacy request (or, with `task`, of a call running as a task) to the session's client. */
+  input(
+    session: McpSession,
+    sinkOf: () => MessageSink | undefined,
+    cancellation: Pick<RequestCancellation, 'signal'>,
+    task?: LegacyTaskQuestions,
+  ): LegacyInput {
+    return new LegacyInput(session, sinkOf, cancellation, this.inputLimits, this.schemas, task);
+  }
+
   plan(request: JsonRpcRequest, origin: DispatchOrigin): EraPlan {
     if (!servesEra(this.options, 'legacy')) {
       // A legacy client has no way forward: name the revisions served, so it can at least say why.
@@ -60,7 +73,7 @@ export class LegacyEra implements EraEngine {
       era: 'legacy',
       revision,
       context: (cancellation) => {
-        const input = new LegacyInput(session, () => invocation.sink, cancellation, this.inputLimits, this.schemas);
+        const input = this.input(session, () => invocation.sink, cancellation);
         const invocation: McpInvocation = new McpInvocation({
           server: this.options.name,
           method: request.method,

@@ -1,6 +1,9 @@
 // Tasks in revision 2025-11-25 (its experimental tasks): raw JSON-RPC over an in-memory transport (a session as
 // stdio has), every server message checked against the 2025-11-25 schema; then the official SDK 1.x client as an
 // independent requester over stateful Streamable HTTP, on both adapters.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { INestApplication, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { ErrorCode, META_RELATED_TASK, McpError } from '@conduit-mcp/core';
@@ -8,11 +11,13 @@ import { McpArgs, McpCtx, McpModule, McpRequestContext, McpServer, McpTool } fro
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { HTTP_ADAPTERS, createHttpApp } from '../support/http-adapters';
+import { scrubbedEnv } from '../support/client-peer.process';
 import { RawClient } from '../support/raw-client';
 import { answeringClient } from '../support/sdk-client';
 import { WireSchema } from '../support/wire-schema';
 
 const wire = WireSchema.for('2025-11-25');
+const run = promisify(execFile);
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -454,5 +459,52 @@ describe.each(HTTP_ADAPTERS)('tasks in revision 2025-11-25 with the official SDK
     } finally {
       await peer.client.close();
     }
+  });
+});
+
+// An independent requester: @modelcontextprotocol/ext-tasks (ESM only, so a child process) over the SDK 2.x client.
+describe('tasks in revision 2025-11-25 with @modelcontextprotocol/ext-tasks as the requester', () => {
+  let app: INestApplication;
+  let url: string;
+
+  beforeAll(async () => {
+    app = await createHttpApp(HttpModule, 'express');
+    await app.listen(0, '127.0.0.1');
+    url = `${await app.getUrl()}/mcp`;
+  });
+
+  afterAll(() => app.close());
+
+  async function peer(scenario: string): Promise<Record<string, unknown>> {
+    const script = join(__dirname, '..', 'support', 'ext-tasks-peer.mjs');
+    const { stdout } = await run(process.execPath, [script, url, scenario], {
+      env: scrubbedEnv(),
+      timeout: 20_000,
+    }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? String(error) }));
+    return JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
+  }
+
+  it('sees the v1 task capabilities and runs a tool as a task to its result, listed and readable', async () => {
+    expect(await peer('complete')).toEqual({
+      scenario: 'complete',
+      capabilities: expect.objectContaining({ inventory: 'server-list', cancellation: true, execution: true }),
+      kind: 'task',
+      statuses: expect.arrayContaining(['completed']),
+      text: 'slept 150',
+      snapshot: 'completed',
+      listed: true,
+    });
+  });
+
+  it('answers the question of a task through its input handler', async () => {
+    expect(await peer('input')).toMatchObject({ text: 'yes', questions: [{ kind: 'elicitation', message: 'Sure?' }] });
+  });
+
+  it('cancels a running task', async () => {
+    expect(await peer('cancel')).toMatchObject({ outcome: 'cancelled' });
+  });
+
+  it('sees a task that failed with a JSON-RPC error as failed', async () => {
+    expect(await peer('failed')).toMatchObject({ outcome: 'failed' });
   });
 });

@@ -60,6 +60,51 @@ describe('McpTaskRunner', () => {
     expect(runner.size).toBe(0);
   });
 
+  it('settles (tasks/result) once the task ends, at once for a terminal one; stops waiting when its signal aborts', async () => {
+    const { runner, launch } = setup();
+    const held = gate();
+    const task = (await launch(async () => (await held.opened, text('late'))))!;
+    const waiting = runner.settled('alice', task.taskId, new AbortController().signal);
+    const aborted = new AbortController();
+    const leaving = runner.settled('alice', task.taskId, aborted.signal);
+    aborted.abort(new Error('client went away'));
+    await expect(leaving).rejects.toThrow('client went away');
+    held.open();
+    expect(await waiting).toMatchObject({ status: 'completed', result: text('late') });
+    expect(await runner.settled('alice', task.taskId, new AbortController().signal)).toMatchObject({
+      status: 'completed',
+    });
+    expect(await runner.settled('bob', task.taskId, new AbortController().signal)).toBeUndefined();
+  });
+
+  it("keeps a legacy task input_required from its first question's start to its last one's end, in order", async () => {
+    const { runner, launch, until } = setup();
+    const statuses: string[] = [];
+    let asking!: (delta: 1 | -1) => void;
+    const held = gate();
+    const task = (await launch(async () => (await held.opened, text('asked')), {
+      era: 'legacy',
+      onStatus: (record) => statuses.push(record.status),
+      input: (running) => {
+        asking = running.asking;
+        return { elicit: jest.fn(), sample: jest.fn(), roots: jest.fn() };
+      },
+    }))!;
+    asking(1);
+    asking(1);
+    asking(-1); // one question still waits
+    await until(task.taskId, 'input_required');
+    asking(-1);
+    asking(1);
+    asking(-1); // asked and answered before the store heard of the first change: it ends as working
+    await until(task.taskId, 'working');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await runner.get('alice', task.taskId))!.status).toBe('working');
+    held.open();
+    await until(task.taskId, 'completed');
+    expect(statuses).toEqual(['input_required', 'working', 'input_required', 'working', 'completed']);
+  });
+
   it('clamps the retention a request asks for to the limits', async () => {
     const { launch } = setup({ maxTtlMs: 120_000 });
     const never = () => new Promise<CallToolResult>(() => undefined);

@@ -1,7 +1,10 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { INestApplication } from '@nestjs/common';
 import { RunningServer, startDemoServer } from './support/demo-server';
+import { createHttpApp } from './support/http-adapters';
 import { ScriptedServer, startScriptedServer } from './support/scripted-mcp.server';
+import { tasksModule } from './support/tasks-fixture';
 
 const root = join(__dirname, '..');
 const START_APP = join(root, 'scripts', 'start-app.js');
@@ -192,6 +195,38 @@ describe('demo-client: the command-line client as a child process', () => {
     const run = await runCli(server.url, 'call');
     expect(run).toEqual(expect.objectContaining({ code: 2, stdout: '' }));
     expect(run.stderr).toMatch(/call needs a tool name/);
+  });
+
+  describe('call --task, against a server with task tools', () => {
+    let tasks: INestApplication;
+    let url: string;
+
+    beforeAll(async () => {
+      tasks = await createHttpApp(tasksModule({ path: '/mcp' }), 'express');
+      await tasks.listen(0, '127.0.0.1');
+      url = `http://127.0.0.1:${(tasks.getHttpServer().address() as { port: number }).port}/mcp`;
+    });
+
+    afterAll(async () => {
+      await tasks?.close();
+    });
+
+    it.each(['modern', 'legacy'])(
+      '%s era: runs the tool as a task, logs each change of its status, prints its result',
+      async (era) => {
+        const run = await runCli('--era', era, url, 'call', 'confirm', 'file=notes.txt', '--task');
+        // The question inside the task is declined: stdin is not a terminal.
+        expect(answerOf(run).content).toEqual([{ type: 'text', text: 'kept notes.txt' }]);
+        const statuses = [...run.stderr.matchAll(/task [0-9a-f]{8}… (\w+)/g)].map((line) => line[1]);
+        expect(statuses).toEqual(['working', 'input_required', 'working', 'completed']);
+      },
+    );
+
+    it('refuses --task for anything but call (exit 2)', async () => {
+      const run = await runCli(url, 'tools', '--task');
+      expect(run).toEqual(expect.objectContaining({ code: 2, stdout: '' }));
+      expect(run.stderr).toMatch(/--task is for call/);
+    });
   });
 
   describe('against a server that writes terminal escapes into everything it sends', () => {

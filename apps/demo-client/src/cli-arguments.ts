@@ -4,7 +4,7 @@ export type CliTarget = { url: string; headers: Record<string, string> } | { com
 /** What to ask the server. */
 export type CliAction =
   | { kind: 'tools' }
-  | { kind: 'call'; name: string; args: Record<string, unknown> }
+  | { kind: 'call'; name: string; args: Record<string, unknown>; task: boolean }
   | { kind: 'resources' }
   | { kind: 'read'; uri: string }
   | { kind: 'prompts' }
@@ -41,6 +41,8 @@ options:
   --header NAME=VALUE        send this header with every request to an HTTP server (repeatable), e.g.
                              --header "Authorization=Bearer $TOKEN"
   --sample-with TEXT         answer every sampling request with TEXT (model "cli-fixed"); without it, none is offered
+  --task                     with call: run the tool as a task and wait for its end (each change of its status is
+                             logged with --verbose)
   --verbose                  log the client's and the server's messages to stderr
   --help                     this text
 
@@ -54,6 +56,7 @@ export function parseCliArguments(argv: readonly string[]): CliInvocation | unde
   let era: CliInvocation['era'] = 'auto';
   let sampleWith: string | undefined;
   let verbose = false;
+  let task = false;
   let target: CliTarget | undefined;
   const words: string[] = [];
   const headers: Record<string, string> = {};
@@ -61,6 +64,7 @@ export function parseCliArguments(argv: readonly string[]): CliInvocation | unde
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') return undefined;
     if (arg === '--verbose') verbose = true;
+    else if (arg === '--task') task = true;
     else if (arg === '--era') era = oneOf(valueOf(argv, ++i, '--era'), ERAS, '--era') as CliInvocation['era'];
     else if (arg === '--sample-with') sampleWith = valueOf(argv, ++i, '--sample-with');
     else if (arg === '--header') {
@@ -78,7 +82,8 @@ export function parseCliArguments(argv: readonly string[]): CliInvocation | unde
   if (!target) throw new UsageError('no server given: a URL, or -- and a command');
   if (!('url' in target) && Object.keys(headers).length)
     throw new UsageError('--header is for an HTTP server; a stdio server gets none');
-  return { target, action: actionOf(words), era, sampleWith, verbose };
+  if (task && words[0] !== 'call') throw new UsageError('--task is for call: only a tool call runs as a task');
+  return { target, action: actionOf(words, task), era, sampleWith, verbose };
 }
 
 /** Where a stdio command's arguments end: at a second `--`, or at the first action word after the command. */
@@ -89,7 +94,7 @@ function commandEnd(argv: readonly string[], start: number): number {
   return argv.length;
 }
 
-function actionOf(words: string[]): CliAction {
+function actionOf(words: string[], task: boolean): CliAction {
   const [kind, ...rest] = words;
   const operand = (what: string) => {
     if (!rest[0]) throw new UsageError(`${kind} needs ${what}`);
@@ -112,6 +117,7 @@ function actionOf(words: string[]): CliAction {
         kind,
         name: operand('a tool name'),
         args: Object.fromEntries(rest.slice(1).map((pair) => keyValue(pair, parseValue))),
+        task,
       };
     case 'prompt':
       return {

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectMcpClient, McpClient } from '@conduit-mcp/client';
+import { CallToolResult } from '@conduit-mcp/core';
+import { InjectMcpClient, McpCallOptions, McpClient, McpTaskInfo } from '@conduit-mcp/client';
 import { CliAction } from './cli-arguments';
 import { terminalLine, toolListing } from './terminal-text';
 
@@ -33,13 +34,16 @@ export class CliCommands {
     switch (action.kind) {
       case 'tools':
         return toolListing(await this.client.listTools(), (line) => this.logger.warn(line));
-      case 'call':
-        return this.client.callTool(action.name, action.args, {
+      case 'call': {
+        const options: McpCallOptions = {
           onProgress: ({ progress, total, message }) =>
             this.logger.log(
               `progress ${Number(progress)}${total === undefined ? '' : `/${Number(total)}`}${message ? `: ${terminalLine(message)}` : ''}`,
             ),
-        });
+        };
+        if (action.task) return this.callAsTask(action.name, action.args, options);
+        return this.client.callTool(action.name, action.args, options);
+      }
       case 'resources':
         return {
           resources: await this.client.listResources(),
@@ -52,5 +56,28 @@ export class CliCommands {
       case 'prompt':
         return this.client.getPrompt(action.name, action.args);
     }
+  }
+
+  /**
+   * Starts the call as a task and waits for its end, one line per change of its status on stderr — shown without
+   * `--verbose`, since it is what the person waits on (the result goes to stdout as usual).
+   */
+  private async callAsTask(
+    name: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<CallToolResult> {
+    const start = await this.client.callToolAsTask(name, args, options);
+    if ('result' in start) {
+      this.logger.log('The server answered at once, without a task');
+      return start.result;
+    }
+    const onStatus = (task: McpTaskInfo) =>
+      process.stderr.write(
+        `task ${terminalLine(task.taskId.slice(0, 8), 8)}… ${task.status}` +
+          (task.statusMessage ? `: ${terminalLine(task.statusMessage)}` : '') +
+          '\n',
+      );
+    return this.client.awaitTask(start.task.taskId, { onStatus });
   }
 }

@@ -22,6 +22,7 @@ export type { McpClientState, McpListParams, McpListenHandle } from './connectio
 export { DEFAULT_LIST_LIMITS } from './connection/list-limits';
 export type { ListLimits } from './connection/list-limits';
 export type { McpCallOptions } from './connection/mcp-call-options';
+export type { McpAwaitTaskOptions, McpTaskCallOptions, McpTaskInfo, McpTaskStart } from './connection/mcp-task.types';
 export { PendingCall } from './connection/pending-call';
 export type { McpProgress } from './connection/pending-call';
 export { McpInputRefusal } from './connection/input-responder.interface';
@@ -55,6 +56,7 @@ export type { ElicitationMode } from './safety/elicitation.check';
 export type { CheckError } from './safety/checked';
 export { McpClientError } from './errors/mcp-client.error';
 export type { McpClientErrorKind } from './errors/mcp-client.error';
+export { McpTaskCancelledError, McpTaskFailedError } from './errors/mcp-task.error';
 export { McpClientHealthIndicator } from './health/mcp-client.health';
 export type { ClientSendOptions, ClientTransport } from './transports/client-transport.interface';
 export { createClientTransport } from './transports/client-transport.factory';

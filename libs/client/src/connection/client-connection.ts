@@ -6,12 +6,14 @@ import { SessionExpiredError } from '../transports/client-transport.errors';
 import { CallTable, DEFAULT_TIMEOUT_MS } from './call-table';
 import { ConnectionHost } from './connection.host';
 import { EraNegotiator } from './era.negotiator';
+import { InputAnswerHost } from './input-requests.answerer';
 import { McpInputResponder } from './input-responder.interface';
 import { DEFAULT_INPUT_ROUNDS, InputRounds } from './input-rounds';
 import { McpClientState } from './mcp-client.types';
 import { ModernEnvelope } from './modern-envelope';
 import { ServerMessageRouter } from './server-message.router';
 import { DEFAULT_MAX_SERVER_REQUESTS, ServerRequestRunner, handlerTimeoutMs } from './server-request.runner';
+import { TaskWatches } from './task-watches';
 
 /**
  * The life of one client's connection to its server: it builds the parts around the current transport, opens the
@@ -24,6 +26,10 @@ export class ClientConnection {
   readonly calls: CallTable;
   readonly negotiator: EraNegotiator;
   readonly rounds: InputRounds;
+  /** Answers modern input requests (an MRTR round's, a task's) through the responder. */
+  readonly inputs: InputAnswerHost;
+  /** The tasks awaited on this connection (legacy era). */
+  readonly tasks = new TaskWatches();
   private readonly runner: ServerRequestRunner;
   private readonly router: ServerMessageRouter;
   private status: McpClientState = 'idle';
@@ -60,12 +66,25 @@ export class ClientConnection {
       (method) => handlerTimeoutMs(method, options),
       (response) => void host.write(response).catch(() => undefined),
     );
-    this.router = new ServerMessageRouter(config.id, options, host, this.calls, this.runner, responder, this.envelope);
+    this.router = new ServerMessageRouter(
+      config.id,
+      options,
+      host,
+      this.calls,
+      this.runner,
+      responder,
+      this.envelope,
+      this.tasks,
+    );
+    this.inputs = {
+      capabilities: host.capabilities,
+      answer: (method, params, assigns, signal) => this.router.answer(method, params, assigns, signal),
+    };
     this.rounds = new InputRounds(
       {
         send: (method, params, callOptions) => this.calls.send(method, params, callOptions),
-        capabilities: host.capabilities,
-        answer: (method, params, assigns, signal) => this.router.answer(method, params, assigns, signal),
+        capabilities: this.inputs.capabilities,
+        answer: this.inputs.answer,
       },
       options.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       options.maxInputRounds ?? DEFAULT_INPUT_ROUNDS,

@@ -1,24 +1,14 @@
-import { ClientCapabilities, sanitizeText } from '@conduit-mcp/core';
 import { McpClientError } from '../errors/mcp-client.error';
-import { INPUT_CAPABILITY, McpInputMethod } from './input-responder.interface';
+import { InputAnswerHost, answerInputRequests } from './input-requests.answerer';
 import { McpCallOptions } from './mcp-call-options';
 
 /** Most input rounds of one call, unless `maxInputRounds` says otherwise. */
 export const DEFAULT_INPUT_ROUNDS = 10;
 
 /** What the rounds need of their connection. */
-export interface InputRoundsHost {
+export interface InputRoundsHost extends InputAnswerHost {
   /** Sends one request and waits for its result (no rounds). */
   send(method: string, params: Record<string, unknown>, options: McpCallOptions): Promise<Record<string, unknown>>;
-  /** What this client declared it can answer. */
-  capabilities(): ClientCapabilities;
-  /** Answers one input request through the handler of its kind (checks, guards, telemetry included). */
-  answer(
-    method: McpInputMethod,
-    params: Record<string, unknown>,
-    assigns: Record<string, unknown> | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<Record<string, unknown>>;
 }
 
 /**
@@ -91,37 +81,7 @@ export class InputRounds {
     options: McpCallOptions,
     signal: AbortSignal | undefined,
   ): Promise<Record<string, unknown>> {
-    const requests = (result.inputRequests ?? {}) as Record<string, { method?: unknown; params?: unknown }>;
-    const capabilities = this.host.capabilities();
-    const answers: Record<string, unknown> = {};
-    const entries = Object.entries(requests);
-    // Every request of the round is checked before any handler runs: a round the client cannot finish asks no one.
-    for (const [, request] of entries) {
-      const method = request?.method as McpInputMethod;
-      if (!(method in INPUT_CAPABILITY))
-        throw new McpClientError('protocol', `The server asked for unknown input ${sanitizeText(String(method), 64)}`);
-      if (!capabilities[INPUT_CAPABILITY[method]])
-        throw new McpClientError('protocol', `The server asked for ${method}, which this client did not declare`);
-    }
-    for (const [key, request] of entries) {
-      const method = request.method as McpInputMethod;
-      try {
-        answers[key] = await this.host.answer(
-          method,
-          (request.params ?? {}) as Record<string, unknown>,
-          options.assigns,
-          signal,
-        );
-      } catch (error) {
-        throw new McpClientError(
-          'input_handler',
-          `The ${method} handler refused "${sanitizeText(key, 64)}": ${(error as Error).message}`,
-          (error as { code?: number }).code,
-          undefined,
-          { cause: error },
-        );
-      }
-    }
+    const answers = await answerInputRequests(this.host, result.inputRequests ?? {}, options.assigns, signal);
     return {
       inputResponses: answers,
       ...(result.requestState !== undefined ? { requestState: result.requestState } : {}),

@@ -20,6 +20,8 @@ import { McpInputResponder } from './input-responder.interface';
 import { ListPages } from './list-pages';
 import { McpCallOptions } from './mcp-call-options';
 import { McpClientState, McpListParams, McpListenHandle } from './mcp-client.types';
+import { McpAwaitTaskOptions, McpTaskCallOptions, McpTaskInfo, McpTaskStart } from './mcp-task.types';
+import { TaskCalls } from './task-calls';
 import { ToolDeclarations } from './tool-declarations';
 
 export type { McpClientState, McpListenHandle } from './mcp-client.types';
@@ -46,6 +48,7 @@ export class McpClient {
   private readonly connection: ClientConnection;
   private readonly pages: ListPages;
   private readonly declarations: ToolDeclarations;
+  private readonly tasks: TaskCalls;
 
   constructor(
     readonly config: McpServerConfig,
@@ -56,6 +59,16 @@ export class McpClient {
     this.connection = new ClientConnection(config, options, responder, createTransport);
     this.pages = new ListPages((...page) => this.request(...page), options);
     this.declarations = new ToolDeclarations(this.connection, this, options);
+    this.tasks = new TaskCalls(
+      this.connection,
+      {
+        connect: () => this.connect(),
+        request: (...call) => this.request(...call),
+        prepareCall: (name, callOptions) => this.declarations.prepare(name, callOptions),
+      },
+      this.pages,
+      options,
+    );
   }
 
   get id(): string {
@@ -137,6 +150,54 @@ export class McpClient {
     const params = { name, arguments: args };
     if (this.declarations.ready(name)) return this.request('tools/call', params, options);
     return this.declarations.prepare(name, options).then((prepared) => this.request('tools/call', params, prepared));
+  }
+
+  /**
+   * Calls a tool as a task: resolves once the server has started it (or, when it chose to, with the tool's result), and
+   * `awaitTask` then waits for its end. Legacy era (2025-11-25): the server must declare
+   * `capabilities.tasks.requests.tools.call`; `ttlMs` asks for a retention. Modern era: the tasks extension is declared
+   * for this request only, and questions asked before the task starts are answered first, as for `callTool`.
+   *
+   * @example
+   * ```ts
+   * const start = await client.callToolAsTask('render_video', { id: 42 }, { ttlMs: 3_600_000 });
+   * const result =
+   *   'result' in start
+   *     ? start.result
+   *     : await client.awaitTask(start.task.taskId, {
+   *         onStatus: (task) => console.error(`${task.status} ${task.statusMessage ?? ''}`),
+   *       });
+   * ```
+   */
+  callToolAsTask(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: McpTaskCallOptions = {},
+  ): Promise<McpTaskStart> {
+    return this.tasks.callAsTask(name, args, options);
+  }
+
+  /**
+   * Waits for a task to end and resolves its result (a tool error is a result, with `isError: true`); rejects with
+   * `McpTaskFailedError` (the call's JSON-RPC error), `McpTaskCancelledError`, or an `rpc` error with code -32602 when
+   * the server no longer knows the task (expired). The task's questions are answered by the client's handlers on the
+   * way. Aborting `signal` or passing `timeout` stops the waiting, not the task: `cancelTask` does that.
+   */
+  awaitTask(taskId: string, options?: McpAwaitTaskOptions): Promise<CallToolResult> {
+    return this.tasks.await(taskId, options);
+  }
+
+  /**
+   * Asks the server to cancel a task; legacy: resolves the cancelled task (the server must declare
+   * `capabilities.tasks.cancel`), modern: undefined once acknowledged.
+   */
+  cancelTask(taskId: string, options?: McpCallOptions): Promise<McpTaskInfo | undefined> {
+    return this.tasks.cancel(taskId, options);
+  }
+
+  /** Legacy era only (`tasks/list`, paged like the other lists): the tasks the server keeps for this client. */
+  listTasks(params: McpListParams = {}, options?: McpCallOptions): Promise<McpTaskInfo[]> {
+    return this.tasks.list(params, options);
   }
 
   listResources(params: McpListParams = {}, options?: McpCallOptions): Promise<Resource[]> {

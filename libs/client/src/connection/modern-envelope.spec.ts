@@ -24,6 +24,25 @@ describe('ModernEnvelope', () => {
     });
   });
 
+  it("modern era: a request's own capabilities (the tasks extension) are added to the client's, for it alone", () => {
+    const envelope = new ModernEnvelope(source('modern'));
+    const own = {
+      'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    };
+    expect(envelope.params({ taskId: 't', _meta: own }, undefined)._meta).toMatchObject({
+      'io.modelcontextprotocol/clientCapabilities': {
+        elicitation: { form: {} },
+        extensions: { 'io.modelcontextprotocol/tasks': {} },
+      },
+    });
+    const plain = envelope.params({ taskId: 't' }, undefined)._meta as Record<string, unknown>;
+    expect(plain['io.modelcontextprotocol/clientCapabilities']).toEqual({ elicitation: { form: {} } });
+    expect(envelope.headers('tasks/get', { taskId: 't-1' })).toEqual({ 'Mcp-Method': 'tasks/get', 'Mcp-Name': 't-1' });
+    expect(envelope.headers('tasks/update', { taskId: 't-1' })).toMatchObject({ 'Mcp-Name': 't-1' });
+    expect(envelope.headers('tasks/cancel', { taskId: 't-1' })).toMatchObject({ 'Mcp-Name': 't-1' });
+    expect(envelope.headers('tasks/result', { taskId: 't-1' })).toEqual({ 'Mcp-Method': 'tasks/result' });
+  });
+
   it('legacy era: only a progress token, and the params themselves when there is none', () => {
     const envelope = new ModernEnvelope(source('legacy'));
     const params = { name: 't' };

@@ -12,6 +12,7 @@ import {
   encodeHeaderValue,
   headerDeclarationProblems,
   headerParamsOf,
+  isJsonObject,
   valueAtPath,
 } from '@conduit-mcp/core';
 import { DEFAULT_LIST_LIMITS } from './list-limits';
@@ -25,11 +26,23 @@ export interface EnvelopeSource {
   logLevel(): LoggingLevel | undefined;
 }
 
+/** The params whose value the modern era mirrors in `Mcp-Name`, by method. */
+const NAMED: ReadonlyMap<string, string> = new Map([
+  ['tools/call', 'name'],
+  ['prompts/get', 'name'],
+  ['resources/read', 'uri'],
+  ['tasks/get', 'taskId'],
+  ['tasks/update', 'taskId'],
+  ['tasks/cancel', 'taskId'],
+]);
+
 /**
  * What a request carries besides its own params: its `_meta` (a progress token; in the modern era the revision, the
  * client's capabilities and info and the log level, since nothing is remembered between requests) and, in the modern
  * era, the HTTP headers mirroring the body (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` from the tools' `x-mcp-header`
- * declarations, learnt when the tools are listed; see `ToolDeclarations` for a call to a tool not listed yet).
+ * declarations, learnt when the tools are listed; see `ToolDeclarations` for a call to a tool not listed yet). A
+ * request that declares capabilities of its own in its `_meta` (the tasks extension) has them added to the client's,
+ * for that request only.
  */
 export class ModernEnvelope {
   // Insertion-ordered: past `maxTools`, or `maxToolBytes` of names and headers, the tool learnt first is forgotten
@@ -94,7 +107,7 @@ export class ModernEnvelope {
     const { source } = this;
     if (source.era() === 'modern') {
       meta[META_PROTOCOL_VERSION] = source.revision();
-      meta[META_CLIENT_CAPABILITIES] = source.capabilities();
+      meta[META_CLIENT_CAPABILITIES] = withOwn(source.capabilities(), meta[META_CLIENT_CAPABILITIES]);
       meta[META_CLIENT_INFO] = source.clientInfo();
       const logLevel = source.logLevel();
       if (logLevel) meta[META_LOG_LEVEL] = logLevel;
@@ -107,12 +120,8 @@ export class ModernEnvelope {
   headers(method: string, params: Record<string, unknown>): Record<string, string> | undefined {
     if (this.source.era() !== 'modern') return undefined;
     const headers: Record<string, string> = { 'Mcp-Method': method };
-    const name =
-      method === 'resources/read'
-        ? params.uri
-        : method === 'tools/call' || method === 'prompts/get'
-          ? params.name
-          : undefined;
+    const named = NAMED.get(method);
+    const name = named === undefined ? undefined : params[named];
     if (typeof name === 'string') headers['Mcp-Name'] = encodeHeaderValue(name);
     if (method === 'tools/call' && typeof name === 'string') {
       const args = (params.arguments ?? {}) as Record<string, unknown>;
@@ -124,6 +133,14 @@ export class ModernEnvelope {
     }
     return headers;
   }
+}
+
+// Extensions merged, not replaced: a request adding the tasks extension still declares the client's others.
+function withOwn(client: ClientCapabilities, own: unknown): ClientCapabilities {
+  if (!isJsonObject(own)) return client;
+  const merged: ClientCapabilities = Object.assign({}, client, own);
+  if (isJsonObject(own.extensions)) merged.extensions = Object.assign({}, client.extensions, own.extensions);
+  return merged;
 }
 
 // What a remembered declaration holds, as string length: the tool's name, and each header's name and path.

@@ -6,6 +6,7 @@ import { McpInputMethod, McpInputResponder, McpInputSituation } from './input-re
 import { ModernEnvelope } from './modern-envelope';
 import { ServerMessageRouter } from './server-message.router';
 import { ServerRequestRunner } from './server-request.runner';
+import { TaskWatches } from './task-watches';
 
 /** Records the questions and notifications that reach it; answers every question alike. */
 class RecordingResponder implements McpInputResponder {
@@ -54,6 +55,7 @@ function router(era: Era, options: { origin?: string; configuredOrigin?: string 
     () => 1_000,
     (response) => void host.write(response),
   );
+  const tasks = new TaskWatches();
   const subject = new ServerMessageRouter(
     'peer',
     { name: 'spec', assigns: { tenant: 't1' }, elicitation: { origin: options.configuredOrigin } },
@@ -62,8 +64,9 @@ function router(era: Era, options: { origin?: string; configuredOrigin?: string 
     runner,
     responder,
     envelope,
+    tasks,
   );
-  return { subject, calls, responder, written, envelope };
+  return { subject, calls, responder, written, envelope, tasks };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -165,5 +168,42 @@ describe('ServerMessageRouter', () => {
       'notifications/resources/list_changed',
       'notifications/tools/list_changed',
     ]);
+  });
+
+  it("ties a question of an awaited task to the task's tasks/result call, and hands its status notifications to it", async () => {
+    const { subject, calls, responder, tasks } = router('legacy', { origin: 'http://127.0.0.1:1' });
+    const statuses: unknown[] = [];
+    const resultCall = calls.newId();
+    const unwatch = tasks.watch('t-1', { resultCall, onStatus: (task) => statuses.push(task.status) });
+    const result = calls.send('tasks/result', { taskId: 't-1' }, { assigns: { user: 'u2' } }, resultCall);
+    const poll = calls.send('tasks/get', { taskId: 't-1' });
+    // On the GET stream: no request names it, two calls are in flight; the related-task _meta does.
+    subject.onMessage(
+      {
+        jsonrpc: '2.0',
+        id: 'q1',
+        method: 'roots/list',
+        params: { _meta: { 'io.modelcontextprotocol/related-task': { taskId: 't-1' } } },
+      },
+      undefined,
+    );
+    subject.onMessage(
+      { jsonrpc: '2.0', method: 'notifications/tasks/status', params: { taskId: 't-1', status: 'input_required' } },
+      undefined,
+    );
+    subject.onMessage(
+      { jsonrpc: '2.0', method: 'notifications/tasks/status', params: { taskId: 'other', status: 'working' } },
+      undefined,
+    );
+    await settle();
+    expect(responder.asked[0].situation).toMatchObject({ relatedRequestId: resultCall, assigns: { user: 'u2' } });
+    expect(statuses).toEqual(['input_required']);
+    expect(responder.notified.map((n) => n.method)).toEqual([
+      'notifications/tasks/status',
+      'notifications/tasks/status',
+    ]);
+    unwatch();
+    calls.rejectAll(() => new Error('done'));
+    await Promise.allSettled([result, poll]);
   });
 });

@@ -8,11 +8,13 @@ import { ModernEnvelope } from './modern-envelope';
 import { INPUT_CAPABILITY, McpInputMethod, McpInputResponder, McpInputSituation } from './input-responder.interface';
 import { PendingCall } from './pending-call';
 import { ServerRequestRunner } from './server-request.runner';
+import { TaskWatches } from './task-watches';
 
 /**
  * Takes what the server sends and hands it on: responses to their calls, legacy server requests through the runner
  * to the responder (a modern server may not ask), progress to its call, the rest of the notifications to the
- * runner, the listen calls or the responder. Modern input (MRTR) reaches the responder through it as well.
+ * runner, the listen calls, the task awaiters or the responder. Modern input (MRTR) reaches the responder through it
+ * as well.
  */
 export class ServerMessageRouter {
   constructor(
@@ -23,6 +25,7 @@ export class ServerMessageRouter {
     private readonly runner: ServerRequestRunner,
     private readonly responder: McpInputResponder,
     private readonly envelope: Pick<ModernEnvelope, 'forgetTools'>,
+    private readonly tasks: TaskWatches,
   ) {}
 
   onMessage(raw: unknown, relatedRequestId: JsonRpcId | undefined): void {
@@ -63,9 +66,12 @@ export class ServerMessageRouter {
         .catch(() => undefined);
       return;
     }
-    // On stdio nothing names the related call: with exactly one call in flight, it is that one.
+    // A question of an awaited task that came on no request's stream belongs to the task's tasks/result call. On stdio
+    // nothing else names the related call: with exactly one call in flight, it is that one.
+    const taskCall = this.tasks.resultCallFor(request.params?._meta);
     const related =
       (relatedRequestId !== undefined ? this.calls.get(relatedRequestId) : undefined) ??
+      (taskCall !== undefined ? this.calls.get(taskCall) : undefined) ??
       (this.host.transport()?.origin === undefined ? this.calls.only() : undefined);
     const capability = INPUT_CAPABILITY[request.method as McpInputMethod];
     if (capability && !this.host.capabilities()[capability]) {
@@ -106,6 +112,8 @@ export class ServerMessageRouter {
       return;
     }
     if (method === 'notifications/cancelled') return this.runner.cancel(params.requestId as JsonRpcId);
+    // Also handed to the responder below: @OnNotification handlers may follow every task.
+    if (method === 'notifications/tasks/status') this.tasks.status(params);
     // A changed tool may declare other Mcp-Param-* headers: the next call to a tool lists the tools again.
     if (method === 'notifications/tools/list_changed') this.envelope.forgetTools();
     if (method === 'notifications/subscriptions/acknowledged') {

@@ -1,7 +1,7 @@
 'use strict';
 // node bench/ab.js <baseline worktree dir name in bench/.baseline/> [modern|legacy] [pairs]: the bench server of this
 // tree and of a baseline (prepared by `npm run bench -- --baseline=<commit>`) loaded in turns, 10 pairs (default) of
-// 2 s at 16 connections, each pair's server CPU µs per request side by side. On a host whose speed shifts over
+// 2 s at 16 connections (alternating which goes first), each pair's server CPU µs per request side by side. On a host whose speed shifts over
 // minutes, the pairs still compare like with like; the medians summarize.
 const path = require('node:path');
 const { startServer, stopServer, cpuSeconds, root } = require('./lib/procs');
@@ -30,7 +30,10 @@ const rounds = Number(process.argv[4] || 10);
   for (const [n] of servers.entries()) await load(shapes[n].url, shapes[n].shape, 16, 2);
   const us = { head: [], base: [] };
   for (let round = 0; round < rounds; round++) {
-    for (const [n, [name, s]] of servers.entries()) {
+    // Alternating which one goes first: on a host whose speed drifts, the first of a pair would otherwise be favoured.
+    const order = round % 2 ? [1, 0] : [0, 1];
+    for (const n of order) {
+      const [name, s] = servers[n];
       const before = cpuSeconds(s.child.pid);
       const r = await load(shapes[n].url, shapes[n].shape, 16, 2);
       const cpu = cpuSeconds(s.child.pid) - before;
@@ -48,6 +51,9 @@ const rounds = Number(process.argv[4] || 10);
     med(us.base).toFixed(1),
     'base/head',
     (med(us.base) / med(us.head)).toFixed(3),
+    // Each pair ran side by side: the median of their ratios is the figure least moved by the host's drift.
+    'median pair ratio',
+    med(us.base.map((b, n) => b / us.head[n])).toFixed(3),
   );
   for (const [, s] of servers) await stopServer(s.child);
   process.exit(0);

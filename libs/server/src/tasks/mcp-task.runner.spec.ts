@@ -61,7 +61,15 @@ describe('McpTaskRunner', () => {
   });
 
   it('settles (tasks/result) once the task ends, at once for a terminal one; stops waiting when its signal aborts', async () => {
-    const { runner, launch } = setup();
+    // A minute between polls, and a store that takes its time to write (as a remote one does): the wait must end
+    // with the task's end written, not with the next poll.
+    class SlowStore extends InMemoryTaskStore {
+      override async update(...args: Parameters<InMemoryTaskStore['update']>) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return super.update(...args);
+      }
+    }
+    const { runner, launch } = setup({ pollIntervalMs: 60_000 }, new SlowStore());
     const held = gate();
     const task = (await launch(async () => (await held.opened, text('late'))))!;
     const waiting = runner.settled('alice', task.taskId, new AbortController().signal);

@@ -260,11 +260,13 @@ export class McpTaskRunner implements OnApplicationShutdown {
       };
       ending = { status: 'failed', statusMessage: wire.message, error: failure, inputRequests: undefined };
     } finally {
-      this.forget(taskId);
+      this.forget(taskId, false);
     }
     // Cancelled (or expired, or shut down) meanwhile: the store refuses to change a terminal task.
-    if (signal.aborted) return;
+    if (signal.aborted) return entry.finish();
     const updated = await this.store.update(owner, taskId, ending).catch(() => undefined);
+    // Those waiting for the end (tasks/result) read the store now that it holds the end.
+    entry.finish();
     if (!updated) return;
     this.ended(entry, { status: updated.status, errorCode: updated.error?.code });
     entry.onStatus?.(updated);
@@ -325,12 +327,13 @@ export class McpTaskRunner implements OnApplicationShutdown {
     if (running.input instanceof ModernTaskInput) running.input.end(reason);
   }
 
-  private forget(taskId: string): void {
+  // `finished`: tell those waiting for the end now (false: the caller does, once the store holds the end).
+  private forget(taskId: string, finished = true): void {
     const running = this.running.get(taskId);
     if (!running) return;
     clearTimeout(running.expiry);
     this.running.delete(taskId);
-    running.finish();
+    if (finished) running.finish();
   }
 }
 

@@ -138,3 +138,16 @@ export type { HealthStatus, McpHealthIndicatorResult } from './health/health-ind
 export { MRTR_METHODS, decideEra, namesModernRevision } from './protocol/era.decision';
 export { loadOptionalPackage } from './packages/optional-package';
 export type { OptionalPackageOptions } from './packages/optional-package';
+export { LOOPBACK_HOSTNAMES } from './transport/loopback-hostnames';
+export { MAX_AUTHORIZATION_LENGTH, parseBearerCredentials } from './auth/bearer-credentials.parse';
+export type { BearerCredentials } from './auth/bearer-credentials.parse';
+export { formatBearerChallenge } from './auth/bearer-challenge.format';
+export type { BearerChallenge, BearerChallengeError } from './auth/bearer-challenge.format';
+export { expandScopes, isScopeToken, missingScopes, scopesOfClaim } from './auth/scope.check';
+export type { ImpliedScopes } from './auth/scope.check';
+export {
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  protectedResourceMetadataUrls,
+  resourceUriProblems,
+} from './auth/protected-resource.metadata';
+export type { ProtectedResourceMetadata } from './auth/protected-resource.metadata';

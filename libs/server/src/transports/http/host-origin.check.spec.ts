@@ -1,4 +1,5 @@
-import { LOOPBACK_HOSTNAMES, isAllowedHost, isAllowedOrigin } from './host-origin.check';
+import { LOOPBACK_HOSTNAMES } from '@conduit-mcp/core';
+import { isAllowedHost, isAllowedOrigin } from './host-origin.check';
 
 describe('isAllowedHost', () => {
   it.each([

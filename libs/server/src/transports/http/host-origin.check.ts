@@ -1,10 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LOOPBACK_HOSTNAMES } from '@conduit-mcp/core';
 import { HeaderVerdicts } from './header-verdicts';
 import { headerValue } from './http-request.util';
 import { sendError } from './http-response.util';
-
-/** Host names that always reach this machine: the default of the Host and Origin checks. */
-export const LOOPBACK_HOSTNAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
 
 /**
  * DNS-rebinding protection: whether a `Host` header names an accepted host.

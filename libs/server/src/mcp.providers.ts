@@ -1,5 +1,7 @@
 import { Provider } from '@nestjs/common';
 import { McpAuthenticator } from './auth/mcp-authenticator.interface';
+import { McpBearerAuthenticator } from './auth/bearer.authenticator';
+import { resolveAuthOptions } from './auth/auth-options.resolve';
 import { InMemoryEventBus } from './events/in-memory-event.bus';
 import { McpEventBus } from './events/mcp-event.bus';
 import { McpModuleOptions } from './interfaces/mcp-module-options.interface';
@@ -48,7 +50,14 @@ export const MCP_STATE_PROVIDERS: Provider[] = [
   },
   {
     provide: McpAuthenticator,
-    useFactory: (options: McpModuleOptions): McpAuthenticator | null => httpOf(options).authenticator ?? null,
+    useFactory: (options: McpModuleOptions): McpAuthenticator | null => {
+      if (!options.auth) return httpOf(options).authenticator ?? null;
+      if (httpOf(options).authenticator)
+        throw new Error(`MCP server "${options.name}": auth and http.authenticator exclude each other: keep one`);
+      if (options.http === false)
+        throw new Error(`MCP server "${options.name}": auth protects the HTTP transports, and http is false`);
+      return new McpBearerAuthenticator(resolveAuthOptions(options.name, options.auth));
+    },
     inject: [MCP_MODULE_OPTIONS],
   },
   {

@@ -1,4 +1,5 @@
 import type { McpAuthenticator } from '../auth/mcp-authenticator.interface';
+import type { McpAuthOptions } from '../auth/mcp-auth-options.interface';
 import type { TransportFacts } from '../dispatch/transport-facts.interface';
 import { Era, Icon } from '@conduit-mcp/core';
 import type { McpEventBus } from '../events/mcp-event.bus';
@@ -135,6 +136,11 @@ export interface McpModuleOptions {
   instructions?: string;
   /** Streamable HTTP options, or `false` for no HTTP endpoint (stdio only). Default `{ path: '/mcp' }`. */
   http?: McpHttpOptions | false;
+  /**
+   * The server as an OAuth 2.1 resource server: a `Bearer` token on every HTTP request, checked by `auth.token`, and
+   * the protected resource metadata served beside the endpoint. Excludes `http.authenticator`; stdio has no HTTP auth.
+   */
+  auth?: McpAuthOptions;
   /**
    * Where session records are kept (shared by the instances of a server). Default: an `InMemorySessionStore`
    * bounded by `http.maxSessions` and `http.sessionIdleMs`. `forRootAsync` factories can build one from an

@@ -14,6 +14,9 @@ import { guardHttpServer } from './connection.gate';
 import { LegacySseHandler } from './legacy-sse.handler';
 import { resolveHttpOptions } from './http-options';
 import { StreamableHttpHandler } from './streamable-http.handler';
+import { ProtectedResourceHandler } from './protected-resource.handler';
+import { McpAuthenticator } from '../../auth/mcp-authenticator.interface';
+import { resolveAuthOptions } from '../../auth/auth-options.resolve';
 
 /**
  * Serves the server's Streamable HTTP endpoint (and the legacy HTTP+SSE one) on the app's HTTP server: ahead of the
@@ -31,16 +34,24 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly server: McpServerHost,
     @Inject(EventStore) private readonly eventStore: EventStore,
+    @Inject(McpAuthenticator) private readonly authenticator: McpAuthenticator | null,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
   onModuleInit(): void {
     const adapter = this.adapterHost?.httpAdapter;
     if (this.options.http === false || !adapter) return;
-    const http = resolveHttpOptions(this.options.http);
+    // The authenticator of `auth` when there is one, else `http.authenticator`'s (the provider chose).
+    const http = { ...resolveHttpOptions(this.options.http), authenticator: this.authenticator ?? undefined };
     const streamable = new StreamableHttpHandler(this.server, http, this.eventStore);
     const legacy = http.legacySse ? new LegacySseHandler(this.server, http) : undefined;
-    const paths = [http.path, ...(http.legacySse ? [http.legacySse.ssePath, http.legacySse.messagePath] : [])];
+    const auth = this.options.auth ? resolveAuthOptions(this.options.name, this.options.auth) : undefined;
+    const metadata = auth && new ProtectedResourceHandler(auth.metadata, http.allowedHosts);
+    const paths = [
+      http.path,
+      ...(http.legacySse ? [http.legacySse.ssePath, http.legacySse.messagePath] : []),
+      ...(auth?.metadataPaths ?? []),
+    ];
     const mount = chooseMount(http.mount, adapter.getType(), this.options.name);
     this.releasePaths = claimHttpPaths(adapter.getHttpServer() as object, this.options.name, paths);
     // The app's server, whichever the mount: MCP requests on a framework route reach it too.
@@ -49,6 +60,7 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
     const serve = (req: IncomingMessage, res: ServerResponse, body?: unknown) => {
       const path = (req.url ?? '/').split('?', 1)[0];
       if (path === http.path) void streamable.handle(req, res, body);
+      else if (metadata && auth.metadataPaths.includes(path)) metadata.handle(req, res);
       else void legacy?.handle(req, res, body);
     };
     if (mount === 'express') {

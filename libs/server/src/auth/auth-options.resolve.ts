@@ -1,0 +1,56 @@
+import {
+  ProtectedResourceMetadata,
+  isScopeToken,
+  protectedResourceMetadataUrls,
+  resourceUriProblems,
+} from '@conduit-mcp/core';
+import { McpAuthOptions } from './mcp-auth-options.interface';
+
+/** The `auth` option, checked, and what follows from it. */
+export interface ResolvedAuth {
+  options: McpAuthOptions;
+  /** The protected resource metadata document. */
+  metadata: ProtectedResourceMetadata;
+  /** Its URL as clients see it (the `resource_metadata` of every challenge). */
+  metadataUrl: string;
+  /** The local paths it is served at: the path form, and the root form unless turned off. */
+  metadataPaths: string[];
+}
+
+/** Checks the `auth` option (a start-up error names what is wrong) and derives the metadata from it. */
+export function resolveAuthOptions(name: string, auth: McpAuthOptions): ResolvedAuth {
+  const fail = (problem: string): never => {
+    throw new Error(`MCP server "${name}": auth.${problem}`);
+  };
+  if (typeof auth.resource !== 'string') fail("resource is required: the server's canonical URI");
+  const problems = resourceUriProblems(auth.resource);
+  if (problems.length)
+    fail(`resource ${JSON.stringify(auth.resource)} is not a canonical resource URI: ${problems.join('; ')}`);
+  const servers = auth.authorizationServers;
+  if (!Array.isArray(servers) || servers.length === 0)
+    fail('authorizationServers needs at least one issuer (the metadata must name one)');
+  for (const server of servers) {
+    const wrong = typeof server === 'string' ? resourceUriProblems(server) : ['not a string'];
+    if (wrong.length) fail(`authorizationServers has ${JSON.stringify(server)}: ${wrong.join('; ')}`);
+  }
+  if (typeof auth.token?.verify !== 'function') fail('token needs a verify(token, facts) method');
+  for (const key of ['scopesSupported', 'challengeScope'] as const) {
+    const scopes = auth[key];
+    if (scopes === undefined) continue;
+    if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string' && isScopeToken(scope)))
+      fail(`${key} must be a list of OAuth scopes (no spaces, quotes or backslashes)`);
+    if (scopes.includes('offline_access')) fail(`${key} must not list offline_access (the specification says so)`);
+  }
+  const metadata: ProtectedResourceMetadata = {
+    resource: auth.resource,
+    authorization_servers: [...servers],
+    bearer_methods_supported: ['header'],
+  };
+  if (auth.scopesSupported) metadata.scopes_supported = [...auth.scopesSupported];
+  if (auth.resourceName !== undefined) metadata.resource_name = auth.resourceName;
+  if (auth.resourceDocumentation !== undefined) metadata.resource_documentation = auth.resourceDocumentation;
+  const { pathForm, rootForm } = protectedResourceMetadataUrls(auth.resource);
+  const paths = [new URL(pathForm).pathname];
+  if (auth.rootMetadata !== false && rootForm !== pathForm) paths.push(new URL(rootForm).pathname);
+  return { options: auth, metadata, metadataUrl: pathForm, metadataPaths: paths };
+}

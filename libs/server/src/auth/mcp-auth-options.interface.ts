@@ -1,0 +1,48 @@
+import type { TransportFacts } from '../dispatch/transport-facts.interface';
+import type { McpAuthInfo } from './mcp-auth-info.interface';
+
+/**
+ * Checks an access token and says who it speaks for: the `McpAuthInfo` of a valid token (its subject, client,
+ * scopes, claims), or undefined for a token that is not valid **for this resource** — expired, for another audience,
+ * from an unknown issuer, badly signed. A throw is the verifier's own failure (its authorization server unreachable):
+ * the request gets a 500, logged, never a 401.
+ */
+export interface McpTokenVerifier {
+  verify(token: string, facts: TransportFacts): McpAuthInfo | undefined | Promise<McpAuthInfo | undefined>;
+}
+
+/** How the server checks its tokens: a verifier of the app's (JWT and introspection verifiers are to come). */
+export interface McpCustomTokenVerification extends McpTokenVerifier {
+  type: 'custom';
+}
+
+/**
+ * `McpModule.forRoot({ auth })`: the server as an OAuth 2.1 resource server (the MCP specification's authorization).
+ * Every HTTP request needs `Authorization: Bearer <token>`, checked by `token`; the protected resource metadata
+ * (RFC 9728) is served beside the endpoint, and refusals carry the challenges clients follow to authorize.
+ */
+export interface McpAuthOptions {
+  /**
+   * The server's canonical URI, as clients reach it (`https://mcp.example.com/mcp`; `http` only on a loopback host):
+   * the metadata's `resource`, and the audience a token must be issued for (RFC 8707). Configuration, never derived
+   * from a request's Host.
+   */
+  resource: string;
+  /** The issuers of the tokens this server accepts (at least one), listed in the metadata. */
+  authorizationServers: string[];
+  token: McpCustomTokenVerification;
+  /** The metadata's `scopes_supported`. Never `offline_access` (the specification says so). */
+  scopesSupported?: string[];
+  /** The `scope` of a 401's challenge: what a client should ask for first. Default: none (it reads the metadata). */
+  challengeScope?: string[];
+  /** Keep the token in `ctx.auth.token` (for a token exchange). Default false: a token passed on is a token leaked. */
+  exposeToken?: boolean;
+  /** The metadata's `resource_name` and `resource_documentation`. */
+  resourceName?: string;
+  resourceDocumentation?: string;
+  /**
+   * Serve the metadata at the root form too (`/.well-known/oauth-protected-resource`), which clients try after the
+   * path form. Default true; only one server of an app can have it.
+   */
+  rootMetadata?: boolean;
+}

@@ -4,7 +4,16 @@ module.exports = {
   rootDir: '.',
   roots: ['<rootDir>/libs', '<rootDir>/test'],
   testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],
+    // jose 6 ships ES modules only and Jest runs CommonJS here: it gets jose transpiled (Node itself loads it with
+    // require(esm)).
+    '^.+/node_modules/jose/.+\\.js$': [
+      'ts-jest',
+      { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } },
+    ],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   testEnvironment: 'node',
   moduleNameMapper: {
     '^@conduit-mcp/core(|/.*)$': '<rootDir>/libs/core/src$1',

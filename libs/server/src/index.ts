@@ -32,7 +32,12 @@ export type {
 } from './interfaces/mcp-module-options.interface';
 export { McpAuthenticator } from './auth/mcp-authenticator.interface';
 export type { McpAuthResult } from './auth/mcp-authenticator.interface';
-export type { McpAuthOptions, McpCustomTokenVerification, McpTokenVerifier } from './auth/mcp-auth-options.interface';
+export type {
+  McpAuthOptions,
+  McpCustomTokenVerification,
+  McpJwtTokenVerification,
+  McpTokenVerifier,
+} from './auth/mcp-auth-options.interface';
 export type { McpAuthInfo } from './auth/mcp-auth-info.interface';
 export { McpTool } from './decorators/mcp-tool.decorator';
 export type { McpToolOptions, McpToolTaskSupport } from './decorators/mcp-tool.decorator';

@@ -1,7 +1,7 @@
 import { Provider } from '@nestjs/common';
 import { McpAuthenticator } from './auth/mcp-authenticator.interface';
 import { McpBearerAuthenticator } from './auth/bearer.authenticator';
-import { resolveAuthOptions } from './auth/auth-options.resolve';
+import { resolveAuthOptions, tokenVerifierOf } from './auth/auth-options.resolve';
 import { InMemoryEventBus } from './events/in-memory-event.bus';
 import { McpEventBus } from './events/mcp-event.bus';
 import { McpModuleOptions } from './interfaces/mcp-module-options.interface';
@@ -56,7 +56,7 @@ export const MCP_STATE_PROVIDERS: Provider[] = [
         throw new Error(`MCP server "${options.name}": auth and http.authenticator exclude each other: keep one`);
       if (options.http === false)
         throw new Error(`MCP server "${options.name}": auth protects the HTTP transports, and http is false`);
-      return new McpBearerAuthenticator(resolveAuthOptions(options.name, options.auth));
+      return new McpBearerAuthenticator(resolveAuthOptions(options.name, options.auth), tokenVerifierOf(options.auth));
     },
     inject: [MCP_MODULE_OPTIONS],
   },

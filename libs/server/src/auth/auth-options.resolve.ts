@@ -4,7 +4,8 @@ import {
   protectedResourceMetadataUrls,
   resourceUriProblems,
 } from '@conduit-mcp/core';
-import { McpAuthOptions } from './mcp-auth-options.interface';
+import { JwtTokenVerifier } from './jwt-token.verifier';
+import { McpAuthOptions, McpJwtTokenVerification, McpTokenVerifier } from './mcp-auth-options.interface';
 
 /** The `auth` option, checked, and what follows from it. */
 export interface ResolvedAuth {
@@ -33,7 +34,17 @@ export function resolveAuthOptions(name: string, auth: McpAuthOptions): Resolved
     const wrong = typeof server === 'string' ? resourceUriProblems(server) : ['not a string'];
     if (wrong.length) fail(`authorizationServers has ${JSON.stringify(server)}: ${wrong.join('; ')}`);
   }
-  if (typeof auth.token?.verify !== 'function') fail('token needs a verify(token, facts) method');
+  const token = auth.token as { type?: unknown; verify?: unknown } | undefined;
+  if (token?.type === 'jwt') {
+    const problem = JwtTokenVerifier.checkOptions(auth.token as McpJwtTokenVerification);
+    if (problem) fail(problem);
+    for (const issuer of (auth.token as McpJwtTokenVerification).issuers ?? []) {
+      if (typeof issuer !== 'string' || resourceUriProblems(issuer).length)
+        fail(`token.issuers has ${JSON.stringify(issuer)}`);
+    }
+  } else if (token?.type !== 'custom' || typeof token.verify !== 'function') {
+    fail("token must be { type: 'jwt', … } or { type: 'custom', verify(token, facts) }");
+  }
   for (const key of ['scopesSupported', 'challengeScope'] as const) {
     const scopes = auth[key];
     if (scopes === undefined) continue;
@@ -53,4 +64,11 @@ export function resolveAuthOptions(name: string, auth: McpAuthOptions): Resolved
   const paths = [new URL(pathForm).pathname];
   if (auth.rootMetadata !== false && rootForm !== pathForm) paths.push(new URL(rootForm).pathname);
   return { options: auth, metadata, metadataUrl: pathForm, metadataPaths: paths };
+}
+
+/** What checks the tokens of a resolved `auth` option: the JWT verifier (loading jose), or the app's. */
+export function tokenVerifierOf(auth: McpAuthOptions): McpTokenVerifier {
+  return auth.token.type === 'jwt'
+    ? new JwtTokenVerifier(auth.token, auth.resource, auth.authorizationServers)
+    : auth.token;
 }

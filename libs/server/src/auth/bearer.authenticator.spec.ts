@@ -1,4 +1,4 @@
-import { resolveAuthOptions } from './auth-options.resolve';
+import { resolveAuthOptions, tokenVerifierOf } from './auth-options.resolve';
 import { McpBearerAuthenticator } from './bearer.authenticator';
 import { McpAuthOptions } from './mcp-auth-options.interface';
 import type { TransportFacts } from '../dispatch/transport-facts.interface';
@@ -19,7 +19,7 @@ function authenticator(extra: Partial<McpAuthOptions> = {}) {
     },
     ...extra,
   };
-  return new McpBearerAuthenticator(resolveAuthOptions('unit', options));
+  return new McpBearerAuthenticator(resolveAuthOptions('unit', options), tokenVerifierOf(options));
 }
 
 const METADATA = 'https://mcp.example.com/.well-known/oauth-protected-resource/tenant/mcp';

@@ -2,6 +2,7 @@ import { BearerChallenge, formatBearerChallenge, parseBearerCredentials } from '
 import type { TransportFacts } from '../dispatch/transport-facts.interface';
 import { ResolvedAuth } from './auth-options.resolve';
 import { McpAuthResult, McpAuthenticator } from './mcp-authenticator.interface';
+import { McpTokenVerifier } from './mcp-auth-options.interface';
 
 /**
  * The authenticator of `McpModule.forRoot({ auth })`: one `Bearer` token per request, checked by the configured
@@ -10,14 +11,17 @@ import { McpAuthResult, McpAuthenticator } from './mcp-authenticator.interface';
  * verifier refuses `invalid_token`, with a fixed description — never the token, never why the verifier refused it.
  */
 export class McpBearerAuthenticator implements McpAuthenticator {
-  constructor(private readonly auth: ResolvedAuth) {}
+  constructor(
+    private readonly auth: ResolvedAuth,
+    private readonly verifier: McpTokenVerifier,
+  ) {}
 
   async authenticate(facts: TransportFacts): Promise<McpAuthResult> {
     const credentials = parseBearerCredentials(facts.headers.authorization);
     if (credentials.kind === 'malformed')
       return this.refuse({ error: 'invalid_request', errorDescription: 'The Authorization header is malformed' });
     if (credentials.kind !== 'bearer') return this.refuse({ scope: this.auth.options.challengeScope });
-    const auth = await this.auth.options.token.verify(credentials.token, facts);
+    const auth = await this.verifier.verify(credentials.token, facts);
     if (!auth) return this.refuse({ error: 'invalid_token', errorDescription: 'The access token is invalid' });
     const { token: _given, ...rest } = auth;
     return { ok: true, auth: this.auth.options.exposeToken ? { ...rest, token: credentials.token } : rest };

@@ -11,9 +11,28 @@ export interface McpTokenVerifier {
   verify(token: string, facts: TransportFacts): McpAuthInfo | undefined | Promise<McpAuthInfo | undefined>;
 }
 
-/** How the server checks its tokens: a verifier of the app's (JWT and introspection verifiers are to come). */
+/** Tokens checked by a verifier of the app's. */
 export interface McpCustomTokenVerification extends McpTokenVerifier {
   type: 'custom';
+}
+
+/**
+ * JWT access tokens (RFC 9068), verified with `jose` (an optional peer: `npm install jose`; Node 20.19 or later):
+ * signed by a key of their issuer, for this resource (`aud`), not expired. Scopes come from `scope` (or `scp`), the
+ * client from `client_id` (or `azp`).
+ */
+export interface McpJwtTokenVerification {
+  type: 'jwt';
+  /** The issuers accepted (`iss`). Default: `authorizationServers`. */
+  issuers?: string[];
+  /** Where the keys are. Default: the issuer's metadata's `jwks_uri` (RFC 8414, then OpenID discovery). */
+  jwksUri?: string;
+  /** Accepted signature algorithms, asymmetric only. Default RS256, PS256, ES256, EdDSA. */
+  algorithms?: string[];
+  /** Clock skew tolerated on `exp` and `nbf`, 0 to 60 seconds. Default 5. */
+  clockToleranceSeconds?: number;
+  /** Audiences accepted besides `resource` (a provider that names the API another way). */
+  audiences?: string[];
 }
 
 /**
@@ -30,7 +49,8 @@ export interface McpAuthOptions {
   resource: string;
   /** The issuers of the tokens this server accepts (at least one), listed in the metadata. */
   authorizationServers: string[];
-  token: McpCustomTokenVerification;
+  /** How tokens are checked: JWTs with `jose`, or a verifier of the app's. */
+  token: McpJwtTokenVerification | McpCustomTokenVerification;
   /** The metadata's `scopes_supported`. Never `offline_access` (the specification says so). */
   scopesSupported?: string[];
   /** The `scope` of a 401's challenge: what a client should ask for first. Default: none (it reads the metadata). */

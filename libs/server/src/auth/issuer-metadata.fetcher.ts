@@ -1,0 +1,82 @@
+import { ErrorCode, McpError } from '@conduit-mcp/core';
+
+/** The largest metadata document read; an authorization server's is a few kilobytes. */
+const MAX_METADATA_BYTES = 64 * 1024;
+const TIMEOUT_MS = 5_000;
+
+/**
+ * An authorization server's metadata, as far as a resource server needs it (its `jwks_uri`): RFC 8414's well-known
+ * URL first (the well-known path inserted before the issuer's path), then OpenID Connect discovery's (appended). A
+ * document must name the issuer it was asked for (RFC 8414 §3.3); reads are bounded in time and size, redirects
+ * refused. A failure is thrown.
+ */
+export class IssuerMetadata {
+  async jwksUriOf(issuer: string): Promise<string> {
+    const failures: string[] = [];
+    for (const url of metadataUrls(issuer)) {
+      try {
+        const document = await fetchJson(url);
+        if (document.issuer !== issuer) {
+          failures.push(`${url}: names issuer ${JSON.stringify(document.issuer)}`);
+          continue;
+        }
+        if (typeof document.jwks_uri !== 'string') {
+          failures.push(`${url}: no jwks_uri`);
+          continue;
+        }
+        return document.jwks_uri;
+      } catch (error) {
+        failures.push(`${url}: ${(error as Error).message}`);
+      }
+    }
+    throw new McpError(ErrorCode.InternalError, `No usable metadata for the issuer ${issuer} (${failures.join('; ')})`);
+  }
+}
+
+function metadataUrls(issuer: string): string[] {
+  const url = new URL(issuer);
+  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
+  return [
+    `${url.origin}/.well-known/oauth-authorization-server${path}`,
+    `${url.origin}${path}/.well-known/openid-configuration`,
+  ];
+}
+
+async function fetchJson(url: string): Promise<Record<string, unknown>> {
+  const response = await fetch(url, {
+    redirect: 'manual',
+    headers: { accept: 'application/json' },
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new Error(`HTTP ${response.status}`);
+  }
+  const length = Number(response.headers.get('content-length') ?? 0);
+  if (length > MAX_METADATA_BYTES) {
+    await response.body?.cancel();
+    throw new Error('document too large');
+  }
+  const text = await readUpTo(response, MAX_METADATA_BYTES);
+  const document: unknown = JSON.parse(text);
+  if (typeof document !== 'object' || document === null || Array.isArray(document))
+    throw new Error('not a JSON object');
+  return document as Record<string, unknown>;
+}
+
+async function readUpTo(response: Response, limit: number): Promise<string> {
+  const reader = response.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new Error('document too large');
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -9,15 +9,7 @@ import {
   McpTaskLimits,
   McpTool,
 } from '@conduit-mcp/server';
-
-/** Waits `ms`, or until `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
-}
+import { pause } from './abortable-pause';
 
 /** The code and data of the JSON-RPC error `breaks` ends with. */
 export const QUOTA_ERROR = { code: -32001, message: 'quota exhausted', data: { retryAfterMs: 500 } };

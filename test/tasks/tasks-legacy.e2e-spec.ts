@@ -10,6 +10,7 @@ import { ErrorCode, META_RELATED_TASK, McpError } from '@conduit-mcp/core';
 import { McpArgs, McpCtx, McpModule, McpRequestContext, McpServer, McpTool } from '@conduit-mcp/server';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { pause } from '../support/abortable-pause';
 import { HTTP_ADAPTERS, createHttpApp } from '../support/http-adapters';
 import { scrubbedEnv } from '../support/client-peer.process';
 import { RawClient } from '../support/raw-client';
@@ -18,14 +19,6 @@ import { WireSchema } from '../support/wire-schema';
 
 const wire = WireSchema.for('2025-11-25');
 const run = promisify(execFile);
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
-}
 
 @Injectable()
 class Jobs {

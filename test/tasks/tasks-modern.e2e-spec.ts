@@ -3,19 +3,13 @@
 import { INestApplication, Injectable, Module } from '@nestjs/common';
 import { ErrorCode, McpError, TASKS_EXTENSION_ID } from '@conduit-mcp/core';
 import { McpArgs, McpCtx, McpModule, McpRequestContext, McpTool } from '@conduit-mcp/server';
+import { pause } from '../support/abortable-pause';
 import { HTTP_ADAPTERS, createHttpApp } from '../support/http-adapters';
 import { WireSchema } from '../support/wire-schema';
 
 const MODERN = '2026-07-28';
 const TASKS = { extensions: { [TASKS_EXTENSION_ID]: {} }, elicitation: {} };
 const wire = WireSchema.for(MODERN);
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-  });
-}
 
 @Injectable()
 class Jobs {

@@ -10,7 +10,7 @@ import { offersLegacyTasks, taskOwnerOf } from '../tasks/task-extension';
 import { toLegacyTask } from '../tasks/task.projection';
 import { TaskRecord } from '../tasks/task.store';
 import { checkArguments } from './tool-arguments';
-import { ToolInvoke, detachedContext } from './tool-tasks';
+import { ToolInvoke, detachedContext, noRoomForTask } from './tool-tasks';
 
 /**
  * The task path of `tools/call` in revision 2025-11-25 (its experimental tasks): a request with `params.task`, to a
@@ -97,11 +97,7 @@ export class LegacyToolTasks {
         }
       },
     });
-    if (task) return created(task);
-    if (tool.task === 'required') {
-      throw new McpError(ErrorCode.ServerError, 'Too many tasks: retry later', undefined, { http: { status: 503 } });
-    }
-    return undefined; // no room for a task: an optional one runs inline
+    return task ? created(task) : noRoomForTask(tool);
   }
 }
 

@@ -14,6 +14,15 @@ import { McpSubscriptionHub } from '../events/subscription.hub';
 import { TaskRecord } from '../tasks/task.store';
 import { checkArguments } from './tool-arguments';
 
+/**
+ * A call that could get no task (as many running as `maxRunning`, or the store full): an optional tool runs inline
+ * (undefined), a required one is refused with 503.
+ */
+export function noRoomForTask(tool: RegisteredTool): undefined {
+  if (tool.task !== 'required') return undefined;
+  throw new McpError(ErrorCode.ServerError, 'Too many tasks: retry later', undefined, { http: { status: 503 } });
+}
+
 /** Runs a checked call's handler in the context it is given. */
 export type ToolInvoke = (args: unknown, ctx: McpRequestContext) => Promise<CallToolResult>;
 
@@ -49,11 +58,7 @@ export class ToolTasks {
       ...this.launchOf(tool, ctx),
       run: (running) => invoke(checked.value, detached(ctx, running)),
     });
-    if (task) return created(task);
-    if (tool.task === 'required') {
-      throw new McpError(ErrorCode.ServerError, 'Too many tasks: retry later', undefined, { http: { status: 503 } });
-    }
-    return undefined; // no room for a task: an optional one runs inline
+    return task ? created(task) : noRoomForTask(tool);
   }
 
   /**

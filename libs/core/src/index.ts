@@ -151,3 +151,4 @@ export {
   resourceUriProblems,
 } from './auth/protected-resource.metadata';
 export type { ProtectedResourceMetadata } from './auth/protected-resource.metadata';
+export { readBoundedResponse } from './transport/bounded-response.reader';

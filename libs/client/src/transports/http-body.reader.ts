@@ -1,4 +1,4 @@
-import { SseEvent, SseParser } from '@conduit-mcp/core';
+import { SseEvent, SseParser, readBoundedResponse } from '@conduit-mcp/core';
 import { MessageTooLargeError } from './client-transport.errors';
 
 /** The media type of a response, lower-cased and without parameters (`text/event-stream`). */
@@ -7,26 +7,8 @@ export function mediaTypeOf(response: Response): string {
 }
 
 /** Reads a whole body, failing with {@link MessageTooLargeError} (and cancelling the rest) past `maxBytes`. */
-export async function readBoundedBody(response: Response, maxBytes: number): Promise<Buffer> {
-  const declared = Number(response.headers.get('content-length'));
-  if (declared > maxBytes) {
-    void response.body?.cancel().catch(() => undefined);
-    throw new MessageTooLargeError(maxBytes);
-  }
-  if (!response.body) return Buffer.alloc(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return Buffer.concat(chunks, size);
-    size += value.byteLength;
-    if (size > maxBytes) {
-      void reader.cancel().catch(() => undefined);
-      throw new MessageTooLargeError(maxBytes);
-    }
-    chunks.push(value);
-  }
+export function readBoundedBody(response: Response, maxBytes: number): Promise<Buffer> {
+  return readBoundedResponse(response, maxBytes, () => new MessageTooLargeError(maxBytes));
 }
 
 /**

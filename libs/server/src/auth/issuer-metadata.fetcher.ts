@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@conduit-mcp/core';
+import { ErrorCode, McpError, readBoundedResponse } from '@conduit-mcp/core';
 
 /** The largest metadata document read; an authorization server's is a few kilobytes. */
 const MAX_METADATA_BYTES = 64 * 1024;
@@ -52,31 +52,11 @@ async function fetchJson(url: string): Promise<Record<string, unknown>> {
     await response.body?.cancel();
     throw new Error(`HTTP ${response.status}`);
   }
-  const length = Number(response.headers.get('content-length') ?? 0);
-  if (length > MAX_METADATA_BYTES) {
-    await response.body?.cancel();
-    throw new Error('document too large');
-  }
-  const text = await readUpTo(response, MAX_METADATA_BYTES);
+  const text = (
+    await readBoundedResponse(response, MAX_METADATA_BYTES, () => new Error('document too large'))
+  ).toString('utf8');
   const document: unknown = JSON.parse(text);
   if (typeof document !== 'object' || document === null || Array.isArray(document))
     throw new Error('not a JSON object');
   return document as Record<string, unknown>;
-}
-
-async function readUpTo(response: Response, limit: number): Promise<string> {
-  const reader = response.body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new Error('document too large');
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

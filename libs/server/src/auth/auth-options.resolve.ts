@@ -4,8 +4,14 @@ import {
   protectedResourceMetadataUrls,
   resourceUriProblems,
 } from '@conduit-mcp/core';
+import { IntrospectionTokenVerifier } from './introspection-token.verifier';
 import { JwtTokenVerifier } from './jwt-token.verifier';
-import { McpAuthOptions, McpJwtTokenVerification, McpTokenVerifier } from './mcp-auth-options.interface';
+import {
+  McpAuthOptions,
+  McpIntrospectionTokenVerification,
+  McpJwtTokenVerification,
+  McpTokenVerifier,
+} from './mcp-auth-options.interface';
 
 /** The `auth` option, checked, and what follows from it. */
 export interface ResolvedAuth {
@@ -42,8 +48,17 @@ export function resolveAuthOptions(name: string, auth: McpAuthOptions): Resolved
       if (typeof issuer !== 'string' || resourceUriProblems(issuer).length)
         fail(`token.issuers has ${JSON.stringify(issuer)}`);
     }
+  } else if (token?.type === 'introspection') {
+    const problem = IntrospectionTokenVerifier.checkOptions(auth.token as McpIntrospectionTokenVerification);
+    if (problem) fail(problem);
+    for (const issuer of (auth.token as McpIntrospectionTokenVerification).issuers ?? []) {
+      if (typeof issuer !== 'string' || resourceUriProblems(issuer).length)
+        fail(`token.issuers has ${JSON.stringify(issuer)}`);
+    }
   } else if (token?.type !== 'custom' || typeof token.verify !== 'function') {
-    fail("token must be { type: 'jwt', … } or { type: 'custom', verify(token, facts) }");
+    fail(
+      "token must be { type: 'jwt', … }, { type: 'introspection', clientId, clientSecret, … } or { type: 'custom', verify(token, facts) }",
+    );
   }
   for (const key of ['scopesSupported', 'challengeScope'] as const) {
     const scopes = auth[key];
@@ -51,6 +66,16 @@ export function resolveAuthOptions(name: string, auth: McpAuthOptions): Resolved
     if (!Array.isArray(scopes) || !scopes.every((scope) => typeof scope === 'string' && isScopeToken(scope)))
       fail(`${key} must be a list of OAuth scopes (no spaces, quotes or backslashes)`);
     if (scopes.includes('offline_access')) fail(`${key} must not list offline_access (the specification says so)`);
+  }
+  const implied = auth.impliedScopes;
+  if (implied !== undefined) {
+    const scopes = (list: unknown) =>
+      Array.isArray(list) && list.every((scope) => typeof scope === 'string' && isScopeToken(scope));
+    if (typeof implied !== 'object' || implied === null || Array.isArray(implied))
+      fail('impliedScopes must map a scope to the scopes it grants');
+    for (const [scope, granted] of Object.entries(implied))
+      if (!isScopeToken(scope) || !scopes(granted))
+        fail(`impliedScopes.${scope} must be a list of OAuth scopes (no spaces, quotes or backslashes)`);
   }
   const metadata: ProtectedResourceMetadata = {
     resource: auth.resource,
@@ -66,9 +91,14 @@ export function resolveAuthOptions(name: string, auth: McpAuthOptions): Resolved
   return { options: auth, metadata, metadataUrl: pathForm, metadataPaths: paths };
 }
 
-/** What checks the tokens of a resolved `auth` option: the JWT verifier (loading jose), or the app's. */
+/** What checks the tokens of a resolved `auth` option: the JWT verifier (loading jose), introspection, or the app's. */
 export function tokenVerifierOf(auth: McpAuthOptions): McpTokenVerifier {
-  return auth.token.type === 'jwt'
-    ? new JwtTokenVerifier(auth.token, auth.resource, auth.authorizationServers)
-    : auth.token;
+  switch (auth.token.type) {
+    case 'jwt':
+      return new JwtTokenVerifier(auth.token, auth.resource, auth.authorizationServers);
+    case 'introspection':
+      return new IntrospectionTokenVerifier(auth.token, auth.resource, auth.authorizationServers);
+    default:
+      return auth.token;
+  }
 }

@@ -4,14 +4,21 @@ import { ErrorCode, McpError, readBoundedResponse } from '@conduit-mcp/core';
 const MAX_METADATA_BYTES = 64 * 1024;
 const TIMEOUT_MS = 5_000;
 
+/** The URLs of an authorization server's metadata a resource server reads. */
+export type IssuerEndpoint = 'jwks_uri' | 'introspection_endpoint';
+
 /**
- * An authorization server's metadata, as far as a resource server needs it (its `jwks_uri`): RFC 8414's well-known
- * URL first (the well-known path inserted before the issuer's path), then OpenID Connect discovery's (appended). A
- * document must name the issuer it was asked for (RFC 8414 §3.3); reads are bounded in time and size, redirects
- * refused. A failure is thrown.
+ * An authorization server's metadata, as far as a resource server needs it (its `jwks_uri`, its
+ * `introspection_endpoint`): RFC 8414's well-known URL first (the well-known path inserted before the issuer's path),
+ * then OpenID Connect discovery's (appended). A document must name the issuer it was asked for (RFC 8414 §3.3); reads
+ * are bounded in time and size, redirects refused. A failure is thrown.
  */
 export class IssuerMetadata {
-  async jwksUriOf(issuer: string): Promise<string> {
+  jwksUriOf(issuer: string): Promise<string> {
+    return this.endpointOf(issuer, 'jwks_uri');
+  }
+
+  async endpointOf(issuer: string, field: IssuerEndpoint): Promise<string> {
     const failures: string[] = [];
     for (const url of metadataUrls(issuer)) {
       try {
@@ -20,11 +27,12 @@ export class IssuerMetadata {
           failures.push(`${url}: names issuer ${JSON.stringify(document.issuer)}`);
           continue;
         }
-        if (typeof document.jwks_uri !== 'string') {
-          failures.push(`${url}: no jwks_uri`);
+        const endpoint = document[field];
+        if (typeof endpoint !== 'string') {
+          failures.push(`${url}: no ${field}`);
           continue;
         }
-        return document.jwks_uri;
+        return endpoint;
       } catch (error) {
         failures.push(`${url}: ${(error as Error).message}`);
       }

@@ -35,6 +35,7 @@ export type { McpAuthResult } from './auth/mcp-authenticator.interface';
 export type {
   McpAuthOptions,
   McpCustomTokenVerification,
+  McpIntrospectionTokenVerification,
   McpJwtTokenVerification,
   McpTokenVerifier,
 } from './auth/mcp-auth-options.interface';
@@ -49,6 +50,8 @@ export type { McpPromptOptions } from './decorators/mcp-prompt.decorator';
 export { McpCompletion } from './decorators/mcp-completion.decorator';
 export type { McpCompletionOptions } from './decorators/mcp-completion.decorator';
 export { McpArgs, McpCtx } from './decorators/mcp-params.decorator';
+export { McpScopes } from './decorators/mcp-scopes.decorator';
+export { McpScopesGuard } from './auth/mcp-scopes.guard';
 export { McpRequestContext } from './context/mcp-request-context';
 export { McpRequestState } from './context/mcp-request-state';
 export type { McpRequestContextInit } from './context/mcp-request-context';

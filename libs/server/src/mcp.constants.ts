@@ -7,6 +7,7 @@ export const MCP_RESOURCE_METADATA = 'conduit-mcp:resource';
 export const MCP_PROMPT_METADATA = 'conduit-mcp:prompt';
 export const MCP_COMPLETION_METADATA = 'conduit-mcp:completion';
 export const MCP_PARAMS_METADATA = 'conduit-mcp:params';
+export const MCP_SCOPES_METADATA = 'conduit-mcp:scopes';
 
 /** Parameter kinds of `@McpArgs()` and `@McpCtx()`, as seen by pipes in `ArgumentMetadata.type`. */
 export enum McpParamType {

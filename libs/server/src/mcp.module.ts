@@ -27,6 +27,7 @@ import { getMcpServerToken } from './mcp-server.token';
 import { McpServer } from './mcp.server';
 import { McpServerHost } from './mcp-server.host';
 import { MCP_STATE_PROVIDERS } from './mcp.providers';
+import { McpScopePolicy } from './auth/scope.policy';
 import { McpRegistry } from './registry/mcp.registry';
 import { McpTelemetry } from './telemetry/mcp.telemetry';
 import { McpHttpBinding } from './transports/http/mcp-http.binding';
@@ -67,6 +68,7 @@ import { RequestStateKeyWarning } from './eras/modern/mrtr/request-state-key.war
     McpTelemetry,
     McpHealthIndicator,
     McpHttpBinding,
+    McpScopePolicy,
     InFlightRequests,
     McpGracefulShutdown,
     RequestStateKeyWarning,

@@ -1,11 +1,14 @@
 import { ClientCapabilities, Era, Implementation, JsonRpcId, LoggingLevel, Meta } from '@conduit-mcp/core';
 import type { McpAuthInfo } from '../auth/mcp-auth-info.interface';
+import { McpScopePolicy } from '../auth/scope.policy';
 import { TransportFacts } from '../dispatch/transport-facts.interface';
 import { McpSession } from '../session/mcp-session';
 import { MessageSink } from '../session/message-sink.interface';
 import { RequestCancellation } from '../session/request-cancellation';
 import { McpInput } from './mcp-input.interface';
 import { McpRequestState } from './mcp-request-state';
+
+let DEFAULT_SCOPE_POLICY: McpScopePolicy | undefined;
 
 /** The tool, resource, prompt or completion a request addresses, once its method resolved it. */
 export interface McpInvocationTarget {
@@ -32,6 +35,11 @@ export interface McpInvocationInit {
   clientCapabilities: ClientCapabilities;
   /** The least severe level sent to the client right now; null sends nothing. */
   logThreshold: () => LoggingLevel | null;
+  /**
+   * The server's rule for `@McpScopes` (a Nest guard in the app's module reaches it here). Default: scopes as
+   * granted, none implied, challenges without metadata (a context built by hand, in a unit test).
+   */
+  scopes?: McpScopePolicy;
 }
 
 /**
@@ -56,6 +64,7 @@ export class McpInvocation {
   readonly clientInfo: Implementation | undefined;
   readonly clientCapabilities: ClientCapabilities;
   readonly logThreshold: () => LoggingLevel | null;
+  readonly scopes: McpScopePolicy;
   target: McpInvocationTarget | undefined;
   /** The handler's guards let the request through (set by the handler pipeline). */
   guardsPassed: boolean;
@@ -82,6 +91,7 @@ export class McpInvocation {
     this.clientInfo = init.clientInfo;
     this.clientCapabilities = init.clientCapabilities;
     this.logThreshold = init.logThreshold;
+    this.scopes = init.scopes ?? (DEFAULT_SCOPE_POLICY ??= new McpScopePolicy({ name: '', version: '' }));
     this.target = undefined;
     this.guardsPassed = false;
     this.promote = undefined;

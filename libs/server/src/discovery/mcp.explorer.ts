@@ -6,6 +6,7 @@ import {
   SchemaValidator,
   UriTemplate,
   headerParamsOf,
+  isScopeToken,
   isSpecToolName,
 } from '@conduit-mcp/core';
 import { InstanceWrapper } from '../invocation/nest-internals';
@@ -20,6 +21,7 @@ import {
   MCP_PARAMS_METADATA,
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
+  MCP_SCOPES_METADATA,
   MCP_TOOL_METADATA,
 } from '../mcp.constants';
 import { McpDeclarationError, McpRegistry } from '../registry/mcp.registry';
@@ -124,6 +126,7 @@ export class McpExplorer {
       source: method.source,
       enabled: true,
       cache: options.cache,
+      scopes: this.scopesOf(method),
       input,
       headerParams: headerParamsOf(input.schema),
       outputSchema,
@@ -151,6 +154,7 @@ export class McpExplorer {
       source: method.source,
       enabled: true,
       cache: options.cache,
+      scopes: this.scopesOf(method),
       invoke: this.handlers.createInvoker(method.wrapper, method.methodName),
       canActivate: this.handlers.createAccessCheck(method.wrapper, method.methodName),
     };
@@ -176,6 +180,7 @@ export class McpExplorer {
       source: method.source,
       enabled: true,
       cache: options.cache,
+      scopes: this.scopesOf(method),
       invoke: this.handlers.createInvoker(method.wrapper, method.methodName),
       canActivate: this.handlers.createAccessCheck(method.wrapper, method.methodName),
       definition: compact({
@@ -187,6 +192,25 @@ export class McpExplorer {
         _meta: options._meta,
       }),
     });
+  }
+
+  // `@McpScopes` of the method and of its class, all required; checked here so that challenges never need escaping.
+  private scopesOf(method: DiscoveredMethod): readonly string[] {
+    const metatype = method.wrapper.metatype as Type<object>;
+    const declared = this.reflector.getAllAndMerge<unknown[]>(MCP_SCOPES_METADATA, [
+      metatype.prototype[method.methodName] as Function,
+      metatype,
+    ]);
+    for (const scope of declared) {
+      if (typeof scope !== 'string' || !isScopeToken(scope))
+        throw new McpDeclarationError(
+          method.source,
+          `@McpScopes(${JSON.stringify(scope)}) is not an OAuth scope (no spaces, quotes or backslashes)`,
+        );
+      if (scope === 'offline_access')
+        throw new McpDeclarationError(method.source, '@McpScopes: offline_access asks for refresh tokens, not access');
+    }
+    return [...new Set(declared as string[])];
   }
 
   /**

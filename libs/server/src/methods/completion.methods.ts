@@ -6,14 +6,20 @@ import { McpParams } from '../dispatch/mcp-route.interface';
 import { toCompleteResult } from './result.normalizer';
 import { CompletionRef, McpRegistry } from '../registry/mcp.registry';
 import { echo, optionalObject, requireString } from './params';
+import { McpScopePolicy } from '../auth/scope.policy';
 
 /** `completion/complete`: prompt arguments and resource-template variables. */
 @Injectable()
 export class CompletionMethods {
-  constructor(private readonly registry: McpRegistry) {}
+  constructor(
+    private readonly registry: McpRegistry,
+    private readonly scopes: McpScopePolicy,
+  ) {}
 
   async complete(params: McpParams, ctx: McpRequestContext): Promise<CompleteResult> {
-    const ref = this.ref(optionalObject(params, 'ref'));
+    const { ref, target } = this.ref(optionalObject(params, 'ref'));
+    // Completing a prompt's or template's arguments needs what using it needs.
+    this.scopes.check(target.scopes, ctx);
     const argument = optionalObject(params, 'argument');
     const name = requireString(argument, 'name');
     const value = requireString(argument, 'value');
@@ -28,16 +34,18 @@ export class CompletionMethods {
     }
   }
 
-  private ref(ref: Record<string, unknown>): CompletionRef {
+  private ref(ref: Record<string, unknown>): { ref: CompletionRef; target: { scopes: readonly string[] } } {
     if (ref.type === 'ref/prompt') {
       const name = requireString(ref, 'name');
-      if (!this.registry.prompt(name)) throw invalidParams(`Unknown prompt: ${echo(name)}`);
-      return { type: 'ref/prompt', name };
+      const prompt = this.registry.prompt(name);
+      if (!prompt) throw invalidParams(`Unknown prompt: ${echo(name)}`);
+      return { ref: { type: 'ref/prompt', name }, target: prompt };
     }
     if (ref.type === 'ref/resource') {
       const uri = requireString(ref, 'uri');
-      if (!this.registry.template(uri)) throw invalidParams(`Unknown resource template: ${echo(uri)}`);
-      return { type: 'ref/resource', uri };
+      const template = this.registry.template(uri);
+      if (!template) throw invalidParams(`Unknown resource template: ${echo(uri)}`);
+      return { ref: { type: 'ref/resource', uri }, target: template };
     }
     throw invalidParams('Invalid "ref": type must be ref/prompt or ref/resource');
   }

@@ -8,8 +8,14 @@ const entries = Array.from({ length: 40 }, (_, n) => ({
   definition: { name: `tool_${n}`, description: 'd'.repeat(10_000), inputSchema: { type: 'object' } },
   canActivate: ALWAYS_ALLOWED,
   cache: undefined,
+  scopes: [] as string[],
 }));
 const legacy = { era: 'legacy' } as McpRequestContext;
+// The scope check of a caller holding its `auth.scopes` (what McpScopesGuard does, without implied scopes).
+const holdsScopes = {
+  allows: (required: readonly string[], ctx: McpRequestContext) =>
+    required.every((scope) => ctx.auth?.scopes.includes(scope)),
+};
 
 /** Every page of the list, following the cursors; `seen` collects each page object served. */
 async function walk(pages: ListPages, seen: object[]): Promise<void> {
@@ -23,7 +29,11 @@ async function walk(pages: ListPages, seen: object[]): Promise<void> {
 
 describe('ListPages', () => {
   it('keeps at most maxListCacheBytes of pages: a list walked twice is served mostly from new pages', async () => {
-    const pages = new ListPages('tools', { name: 's', version: '1', pageSize: 5, maxListCacheBytes: 120_000 });
+    const pages = new ListPages(
+      'tools',
+      { name: 's', version: '1', pageSize: 5, maxListCacheBytes: 120_000 },
+      holdsScopes,
+    );
     const first: object[] = [];
     const second: object[] = [];
     await walk(pages, first);
@@ -35,12 +45,62 @@ describe('ListPages', () => {
   });
 
   it('reuses every page while the whole list fits (the default budget)', async () => {
-    const pages = new ListPages('tools', { name: 's', version: '1', pageSize: 5 });
+    const pages = new ListPages('tools', { name: 's', version: '1', pageSize: 5 }, holdsScopes);
     const first: object[] = [];
     const second: object[] = [];
     await walk(pages, first);
     await walk(pages, second);
     expect(second.every((page, n) => page === first[n])).toBe(true);
+  });
+});
+
+describe('ListPages with scoped entries', () => {
+  const tool = (name: string, scopes: string[]) => ({
+    definition: { name },
+    canActivate: ALWAYS_ALLOWED,
+    cache: { scope: 'public' as const },
+    scopes,
+  });
+  const list = [tool('read', ['notes:read']), tool('write', ['notes:write']), tool('open', [])];
+  const caller = (era: 'legacy' | 'modern', ...scopes: string[]) =>
+    ({ era, auth: { scopes, claims: {} } }) as unknown as McpRequestContext;
+  const names = (page: Record<string, unknown>) => (page.tools as Array<{ name: string }>).map((t) => t.name);
+
+  it('lists only what the caller holds the scopes of, one page per outcome, shared by callers with it', async () => {
+    const pages = new ListPages('tools', { name: 's', version: '1' }, holdsScopes);
+    const reader = await pages.page(list, 1, caller('legacy', 'notes:read', 'openid'), undefined);
+    const writer = await pages.page(list, 1, caller('legacy', 'notes:write'), undefined);
+    const both = await pages.page(list, 1, caller('legacy', 'notes:read', 'notes:write'), undefined);
+    const none = await pages.page(list, 1, caller('legacy'), undefined);
+    expect([names(reader), names(writer), names(both), names(none)]).toEqual([
+      ['read', 'open'],
+      ['write', 'open'],
+      ['read', 'write', 'open'],
+      ['open'],
+    ]);
+    // Another caller holding notes:read (and scopes no entry names) gets the very page built for the first one.
+    expect(await pages.page(list, 1, caller('legacy', 'notes:read', 'profile'), undefined)).toBe(reader);
+  });
+
+  it('marks a modern list private when it depends on the caller, whatever the entries hint', async () => {
+    const pages = new ListPages('tools', { name: 's', version: '1' }, holdsScopes);
+    expect(await pages.page(list, 1, caller('modern', 'notes:read'), undefined)).toMatchObject({
+      cacheScope: 'private',
+    });
+    const open = [tool('open', [])];
+    expect(await pages.page(open, 1, caller('modern'), undefined)).toMatchObject({ cacheScope: 'public' });
+  });
+
+  it('does not run the guards of an entry the caller lacks the scopes of', async () => {
+    const probed: string[] = [];
+    const guarded = (name: string, scopes: string[]) => ({
+      ...tool(name, scopes),
+      canActivate: async () => (probed.push(name), true),
+    });
+    const pages = new ListPages('tools', { name: 's', version: '1' }, holdsScopes);
+    const page = await pages.page([guarded('a', ['admin']), guarded('b', [])], 1, caller('legacy'), undefined);
+    expect(names(page)).toEqual(['b']);
+    expect(probed).toEqual(['b']);
   });
 });
 

@@ -10,6 +10,7 @@ import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { echo, optionalObject, requireString } from './params';
 import { ListPages } from './list-page';
+import { McpScopePolicy } from '../auth/scope.policy';
 
 /** `prompts/list` and `prompts/get`. */
 @Injectable()
@@ -20,8 +21,9 @@ export class PromptMethods {
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly registry: McpRegistry,
     private readonly telemetry: McpTelemetry,
+    private readonly scopes: McpScopePolicy,
   ) {
-    this.pages = new ListPages('prompts', options);
+    this.pages = new ListPages('prompts', options, scopes);
   }
 
   async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
@@ -40,6 +42,7 @@ export class PromptMethods {
         invalidParams(`Unknown prompt: ${shown}`),
       );
     }
+    this.scopes.check(prompt.scopes, ctx);
     const args = optionalObject(params, 'arguments');
     for (const [key, value] of Object.entries(args)) {
       if (typeof value !== 'string') throw invalidParams(`Prompt argument "${echo(key)}" must be a string`);

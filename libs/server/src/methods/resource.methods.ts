@@ -9,6 +9,7 @@ import { MAX_URI_LENGTH } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { LiveSessions } from '../session/live-sessions';
+import { McpScopePolicy } from '../auth/scope.policy';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
 import { requireString } from './params';
 import { cacheFields } from './cache-hint';
@@ -28,9 +29,10 @@ export class ResourceMethods {
     private readonly registry: McpRegistry,
     private readonly telemetry: McpTelemetry,
     private readonly sessions: LiveSessions,
+    private readonly scopes: McpScopePolicy,
   ) {
-    this.resourcePages = new ListPages('resources', options);
-    this.templatePages = new ListPages('resourceTemplates', options);
+    this.resourcePages = new ListPages('resources', options, scopes);
+    this.templatePages = new ListPages('resourceTemplates', options, scopes);
   }
 
   async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
@@ -56,6 +58,7 @@ export class ResourceMethods {
     const { resource, variables } = found;
     const template = 'uriTemplate' in resource.definition ? resource.definition.uriTemplate : undefined;
     ctx.target = { kind: 'resource', name: uri };
+    this.scopes.check(resource.scopes, ctx);
     return this.telemetry.track('resource', { server: this.options.name, name: shownUri, template }, ctx, async () => {
       try {
         const result = toReadResourceResult(
@@ -63,7 +66,10 @@ export class ResourceMethods {
           uri,
           resource.definition.mimeType,
         );
-        return ctx.era === 'modern' ? { ...result, ...cacheFields([resource], this.options.cache) } : result;
+        if (ctx.era !== 'modern') return result;
+        const cache = cacheFields([resource], this.options.cache);
+        // What only some callers may read must not be shared across authorization contexts.
+        return { ...result, ...cache, cacheScope: resource.scopes.length ? 'private' : cache.cacheScope };
       } catch (error) {
         // A NotFoundException keeps the code and data of "Resource not found", with the exception's message.
         throw toMcpError(error, (message) => new McpError(ErrorCode.ResourceNotFound, message, { uri: shownUri }));
@@ -73,6 +79,8 @@ export class ResourceMethods {
 
   async subscribe(params: McpParams, ctx: McpRequestContext): Promise<Record<string, never>> {
     const uri = this.uri(params);
+    const found = this.registry.findResource(uri);
+    if (found) this.scopes.check(found.resource.scopes, ctx);
     const { session } = invocationOf(ctx);
     const { subscriptions } = session;
     if (!subscriptions.has(uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {

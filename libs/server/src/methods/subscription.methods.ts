@@ -9,6 +9,7 @@ import { McpRegistry } from '../registry/mcp.registry';
 import { McpSubscriptionHub, SubscriptionFilter } from '../events/subscription.hub';
 import { McpTaskRunner } from '../tasks/mcp-task.runner';
 import { declaresTasks, taskOwnerOf, tasksExtensionRequired } from '../tasks/task-extension';
+import { McpScopePolicy } from '../auth/scope.policy';
 
 /** Most resource URIs, and most tasks, one stream may watch. */
 const MAX_RESOURCES_PER_STREAM = 1_000;
@@ -22,6 +23,7 @@ export class SubscriptionMethods {
     private readonly registry: McpRegistry,
     private readonly hub: McpSubscriptionHub,
     private readonly runner: McpTaskRunner,
+    private readonly scopes: McpScopePolicy,
   ) {}
 
   async listen(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
@@ -64,6 +66,11 @@ export class SubscriptionMethods {
       }
       if (uris.length > MAX_RESOURCES_PER_STREAM)
         throw invalidParams(`At most ${MAX_RESOURCES_PER_STREAM} resource subscriptions per stream`);
+      // Updates of a resource are for those who may read it: the whole stream is refused, naming the scopes.
+      for (const uri of uris as string[]) {
+        const found = this.registry.findResource(uri);
+        if (found) this.scopes.check(found.resource.scopes, ctx);
+      }
     }
     const taskIds = filter.taskIds;
     if (taskIds !== undefined) {

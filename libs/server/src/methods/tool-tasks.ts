@@ -157,6 +157,7 @@ export function detachedContext(
     clientInfo: request.clientInfo,
     clientCapabilities: request.clientCapabilities,
     logThreshold: parts.logThreshold,
+    scopes: request.scopes,
   });
   invocation.target = request.target;
   return { ctx: new McpRequestContext(invocation), invocation };

@@ -5,6 +5,7 @@ import { httpErrorMessage, isClientHttpError, toMcpError } from '../dispatch/err
 import { McpParams } from '../dispatch/mcp-route.interface';
 import { toCallToolResult } from './result.normalizer';
 import { McpToolError } from '../errors/mcp-tool.error';
+import { McpScopePolicy } from '../auth/scope.policy';
 import { guardsPassed } from '../invocation/guard-passage';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
@@ -31,8 +32,9 @@ export class ToolMethods {
     private readonly telemetry: McpTelemetry,
     private readonly tasks: ToolTasks,
     private readonly legacyTasks: LegacyToolTasks,
+    private readonly scopes: McpScopePolicy,
   ) {
-    this.pages = new ListPages('tools', options);
+    this.pages = new ListPages('tools', options, scopes);
   }
 
   async list(params: McpParams, ctx: McpRequestContext): Promise<Record<string, unknown>> {
@@ -52,6 +54,8 @@ export class ToolMethods {
       );
     }
     ctx.target = { kind: 'tool', name };
+    // Before the arguments and before a task exists: a refused call leaves nothing behind.
+    this.scopes.check(tool.scopes, ctx);
     const args = optionalObject(params, 'arguments');
     const asTask =
       ctx.era === 'modern'

@@ -27,6 +27,8 @@ interface Registered {
   enabled: boolean;
   /** Modern-era caching hints declared on the decorator. */
   cache: McpCacheHint | undefined;
+  /** The OAuth scopes a caller needs to see and use it (`@McpScopes` on the method and its class); often none. */
+  scopes: readonly string[];
 }
 
 export interface RegisteredTool extends Registered {

@@ -25,6 +25,7 @@ import { servesEra, supportedRevisions } from '../../server-info';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { EraEngine, EraPlan } from '../../dispatch/era-engine.interface';
 import { metaOf } from '../request-meta';
+import { McpScopePolicy } from '../../auth/scope.policy';
 
 /**
  * The legacy era (2024-11-05 … 2025-11-25): what `initialize` negotiated lives in the session; questions to the
@@ -37,6 +38,7 @@ export class LegacyEra implements EraEngine {
   constructor(
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly schemas: SchemaValidator,
+    private readonly scopes: McpScopePolicy,
   ) {
     this.inputLimits = {
       timeoutMs: options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS,
@@ -90,6 +92,7 @@ export class LegacyEra implements EraEngine {
           clientInfo: session.clientInfo,
           clientCapabilities: session.clientCapabilities,
           logThreshold: () => session.logLevel ?? 'debug',
+          scopes: this.scopes,
         });
         return new McpRequestContext(invocation);
       },

@@ -24,10 +24,12 @@ import { RequestBinding, RequestStateCodec } from './mrtr/request-state.codec';
 import { McpRegistry } from '../../registry/mcp.registry';
 import { serverInfoOf, servesEra, supportedRevisions } from '../../server-info';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
+import { principalOf } from '../../auth/auth-principal';
 import { EraEngine, EraPlan } from '../../dispatch/era-engine.interface';
 import { metaOf } from '../request-meta';
 import { ArgumentBounds } from '../../arguments/argument-bounds';
 import { sealingKeyOf } from '../../sealing-key';
+import { McpScopePolicy } from '../../auth/scope.policy';
 
 const DEFAULT_STATE_TTL_MS = 10 * 60_000;
 
@@ -50,6 +52,7 @@ export class ModernEra implements EraEngine {
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     private readonly registry: McpRegistry,
     private readonly schemas: SchemaValidator,
+    private readonly scopes: McpScopePolicy,
   ) {
     this.supported = supportedRevisions(options);
     this.modern = servesEra(options, 'modern') ? MODERN_REVISIONS : [];
@@ -78,12 +81,14 @@ export class ModernEra implements EraEngine {
     const codec = this.codec!; // the revision check passed, so the modern era is served and has its codec
     const mrtr = MRTR_METHODS.has(request.method);
     // What a request state is bound to; only a round that opens or seals one needs it (hashing params is not free).
+    // The caller is the app's hook's, when it has one (even naming nobody), else the authenticated one.
     let binding: RequestBinding | undefined;
+    const stateOptions = this.options.requestState;
     const bindingOf = (): RequestBinding =>
       (binding ??= {
         method: request.method,
         digest: RequestStateCodec.digest(params, this.paramBounds),
-        principal: this.options.requestState?.principal?.(origin.facts),
+        principal: stateOptions?.principal ? stateOptions.principal(origin.facts) : principalOf(origin.facts.auth),
       });
     const round = mrtr && params.requestState !== undefined ? codec.open(params.requestState, bindingOf) : undefined;
     const responses = params.inputResponses === undefined ? {} : params.inputResponses;
@@ -116,6 +121,7 @@ export class ModernEra implements EraEngine {
             clientInfo: meta.clientInfo,
             clientCapabilities: meta.clientCapabilities,
             logThreshold: () => meta.logLevel ?? null,
+            scopes: this.scopes,
           }),
         ),
       settle: (outcome, ctx) => {

@@ -17,6 +17,8 @@ import { StreamableHttpHandler } from './streamable-http.handler';
 import { ProtectedResourceHandler } from './protected-resource.handler';
 import { McpAuthenticator } from '../../auth/mcp-authenticator.interface';
 import { resolveAuthOptions } from '../../auth/auth-options.resolve';
+import { McpRegistry } from '../../registry/mcp.registry';
+import type { ProtectedResourceMetadata } from '@conduit-mcp/core';
 
 /**
  * Serves the server's Streamable HTTP endpoint (and the legacy HTTP+SSE one) on the app's HTTP server: ahead of the
@@ -46,7 +48,13 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
     const streamable = new StreamableHttpHandler(this.server, http, this.eventStore);
     const legacy = http.legacySse ? new LegacySseHandler(this.server, http) : undefined;
     const auth = this.options.auth ? resolveAuthOptions(this.options.name, this.options.auth) : undefined;
-    const metadata = auth && new ProtectedResourceHandler(auth.metadata, http.allowedHosts);
+    const registry = this.server.registry;
+    const metadata =
+      auth &&
+      new ProtectedResourceHandler(
+        () => (registry.isLoaded ? withDeclaredScopes(auth.metadata, registry) : undefined),
+        http.allowedHosts,
+      );
     const paths = [
       http.path,
       ...(http.legacySse ? [http.legacySse.ssePath, http.legacySse.messagePath] : []),
@@ -93,3 +101,16 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
 }
 
 const MOUNTED = { server: 'on the HTTP server', express: 'as Express routes', fastify: 'as Fastify routes' } as const;
+
+// Without `auth.scopesSupported`, the metadata lists every scope `@McpScopes` declares on the server.
+function withDeclaredScopes(metadata: ProtectedResourceMetadata, registry: McpRegistry): ProtectedResourceMetadata {
+  if (metadata.scopes_supported) return metadata;
+  const entries = [
+    ...registry.listTools(),
+    ...registry.listResources(),
+    ...registry.listTemplates(),
+    ...registry.listPrompts(),
+  ];
+  const declared = [...new Set(entries.flatMap((entry) => entry.scopes))];
+  return declared.length ? { ...metadata, scopes_supported: declared } : metadata;
+}

@@ -34,12 +34,13 @@ class Things {
 class FacadeModule {}
 
 describe('McpServer, the public facade', () => {
-  it('exposes only what users need: notify, enable/disable, catalog, connect', () => {
+  it('exposes only what users need: notify, enable/disable, catalog, connect, endSessionsOf', () => {
     const members = Object.getOwnPropertyNames(McpServer.prototype).filter((name) => name !== 'constructor');
     expect(members.sort()).toEqual(
       [
         'catalog',
         'connect',
+        'endSessionsOf',
         'name',
         'notifyResourceUpdated',
         'setPromptEnabled',

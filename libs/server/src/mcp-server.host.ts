@@ -16,6 +16,7 @@ import { LiveSessions } from './session/live-sessions';
 import { MessageSink } from './session/message-sink.interface';
 import { SessionRelaySink } from './events/session-relay.sink';
 import { connectTransport } from './transports/transport.connection';
+import type { McpAuthInfo } from './auth/mcp-auth-info.interface';
 
 /**
  * The insides of one MCP server, for its transports and health: the endpoint they serve (options, live sessions, the
@@ -81,9 +82,12 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap {
     return new SessionRelaySink(this.bus, this.name, sessionId);
   }
 
-  /** Serves a message transport (stdio, an in-memory pair) as one session until either side closes it. */
-  connect(transport: Transport, kind: TransportKind = 'memory'): McpSession {
-    const session = connectTransport(this, transport, kind);
+  /**
+   * Serves a message transport (stdio, an in-memory pair) as one session until either side closes it; `auth` is who
+   * its messages speak for (the testing client's), none otherwise.
+   */
+  connect(transport: Transport, kind: TransportKind = 'memory', auth?: McpAuthInfo): McpSession {
+    const session = connectTransport(this, transport, kind, undefined, auth);
     this.transports.add(kind);
     session.onClose(() => this.transports.delete(kind));
     return session;
@@ -95,7 +99,19 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap {
     else this.transports.delete(kind);
   }
 
-  /** Publishes an event for every instance of the server (list changes, resource updates). */
+  /**
+   * Ends every session of `principal` live on this instance, as a `DELETE` does: its streams close, its record leaves
+   * the session store. The number ended.
+   */
+  endSessionsOf(principal: string): number {
+    let ended = 0;
+    for (const session of [...this.sessions.values()]) {
+      if (session.principal === principal && this.sessions.delete(session.id)) ended++;
+    }
+    return ended;
+  }
+
+  /** Publishes an event for every instance of the server (list changes, resource updates, sessions ended). */
   publish(event: McpBusEvent): Promise<void> {
     return this.bus.publish(event);
   }
@@ -118,6 +134,9 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap {
         if (session.subscribedTo(uri)) session.notify('notifications/resources/updated', { uri });
       }
       this.subscriptions.resourceUpdated(uri);
+    } else if (event.type === 'sessions-ended') {
+      // Not published again: every instance hears the one event (the publisher too, whose sessions are ended already).
+      this.endSessionsOf(event.principal);
     } else {
       // Addressed to one session: only the instance that holds it live does anything.
       const session = this.sessions.peek(event.sessionId);

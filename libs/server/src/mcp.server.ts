@@ -64,6 +64,29 @@ export class McpServer {
   }
 
   /**
+   * Ends every session of `principal` (the key sessions are bound to: the token's subject, else `client:<clientId>`)
+   * on every instance of the server: on this one at once, as a client's `DELETE` would (their streams close, an open
+   * `GET` or HTTP+SSE stream ends, requests in flight on them are cancelled, their records leave the session store),
+   * and on the others through the event bus. The caller's next request with one of those session ids gets 404, so a
+   * client has to initialize again (with a token that is still accepted). Resolves with how many sessions this
+   * instance ended, once the bus took the event; rejects if the bus could not take it (this instance's sessions are
+   * ended already). Tasks are not cancelled: they belong to the principal, not to a session, and stay readable with
+   * its next session. Modern-era requests have no session and are not affected. A session record that no instance
+   * holds live stays in the store until it idles out.
+   *
+   * @example
+   * // The user signed out or was blocked: their open sessions stop now, on every instance.
+   * const ended = await this.server.endSessionsOf(user.sub);
+   */
+  async endSessionsOf(principal: string): Promise<number> {
+    // Anonymous sessions have no principal: a missing argument must not name them all.
+    if (typeof principal !== 'string') throw new TypeError('endSessionsOf: principal must be a string');
+    const ended = this.host.endSessionsOf(principal);
+    await this.host.publish({ type: 'sessions-ended', server: this.host.name, principal });
+    return ended;
+  }
+
+  /**
    * Serves a message transport (an in-memory pair, a socket of your own) as one session until either side closes
    * it; resolves nothing, returns a function that closes the session.
    *

@@ -58,6 +58,7 @@ export function eventBusContract(cases: EventBusCase[]): void {
         response: { jsonrpc: '2.0', id: 's1', result: { ok: true } },
       },
       { type: 'cancelled', server: 's', sessionId: 'x', requestId: 7, reason: 'user' },
+      { type: 'sessions-ended', server: 's', principal: 'client:svc' },
     ];
 
     it.each(events.map((event) => [event.type, event] as const))(

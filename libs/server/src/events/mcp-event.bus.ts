@@ -15,7 +15,9 @@ export type McpBusEvent =
   /** A client's answer to a server-to-client request that waits on another instance. */
   | { type: 'client-response'; server: string; sessionId: string; response: JsonRpcResponse }
   /** A `notifications/cancelled` for a request that runs on another instance. */
-  | { type: 'cancelled'; server: string; sessionId: string; requestId: JsonRpcId; reason?: string };
+  | { type: 'cancelled'; server: string; sessionId: string; requestId: JsonRpcId; reason?: string }
+  /** `McpServer.endSessionsOf(principal)`: every instance ends the sessions of `principal` it holds live. */
+  | { type: 'sessions-ended'; server: string; principal: string };
 
 /** Handles the events of the bus; never throws into the bus. */
 export type McpBusListener = (event: McpBusEvent) => void;

@@ -53,8 +53,8 @@ export interface McpHttpOptions {
    */
   maxSessions?: number;
   /**
-   * Most live sessions of one caller: the authenticator's subject, or, for an anonymous caller, its address (an IPv6
-   * address by its /64). Refused as past `maxSessions`. Default 1 000.
+   * Most live sessions of one caller: its principal (the token's subject, else `client:<clientId>`), or, for an
+   * anonymous caller, its address (an IPv6 address by its /64). Refused as past `maxSessions`. Default 1 000.
    */
   maxSessionsPerPrincipal?: number;
   /** The `Retry-After` (seconds) of a 503 refusing a session or a connection past a bound. Default 30. */
@@ -222,8 +222,11 @@ export interface McpRequestStateOptions {
   /** How long a sealed state stays valid. Default 10 minutes. */
   ttlMs?: number;
   /**
-   * The authenticated caller a state is bound to (another caller's state is refused), from what the transport knows
-   * of the request (its headers, Origin; `raw` is the HTTP `IncomingMessage`). Default: none.
+   * The caller a state is bound to (another caller's state is refused with -32602), from what the transport knows of
+   * the request (`auth`, its headers, Origin; `raw` is the HTTP `IncomingMessage`). Default: the authenticated
+   * caller's principal, the key sessions and tasks are bound to too: the token's subject, else `client:<clientId>`;
+   * nobody when the request is unauthenticated (stdio, HTTP without `auth` or `http.authenticator`). When given, this
+   * hook replaces the default, also when it returns undefined.
    */
   principal?: (transport: TransportFacts) => string | undefined;
 }

@@ -11,6 +11,7 @@ import {
   negotiateLegacyRevision,
   sanitizeText,
 } from '@conduit-mcp/core';
+import { principalOf } from '../auth/auth-principal';
 import { McpNotificationContext } from '../context/mcp-notification-context';
 import { McpParams } from '../dispatch/mcp-route.interface';
 import { McpRequestContext, invocationOf } from '../context/mcp-request-context';
@@ -48,7 +49,7 @@ export class LifecycleMethods {
     session.revision = negotiateLegacyRevision(requested);
     session.clientCapabilities = clientCapabilities;
     session.clientInfo = clientInfo as unknown as Implementation;
-    session.principal = auth?.subject;
+    session.principal = principalOf(auth);
     // A session already live here (stdio) has a record to update; an HTTP one gets its record when it is adopted.
     this.sessions.save(session, {
       revision: session.revision,

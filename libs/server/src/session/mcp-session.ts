@@ -45,7 +45,7 @@ export class McpSession {
   createdAt = this.lastActivity;
   /** When the record's idle clock in the session store was last restarted. */
   recordTouchedAt = this.lastActivity;
-  /** Who opened the session (the authenticator's subject); another caller cannot use it. */
+  /** Who opened the session (its principal: subject, else `client:<clientId>`); another caller cannot use it. */
   principal: string | undefined;
   /** The transport the session was opened on (HTTP takes a session's messages on that transport only). */
   openedOver: TransportKind | undefined;

@@ -18,7 +18,7 @@ export interface SessionRecord {
   subscriptions: string[];
   /** `notifications/initialized` arrived. */
   initialized: boolean;
-  /** Who opened the session (the authenticator's subject), when known: another caller cannot use it. */
+  /** Who opened the session (its principal: subject, else `client:<clientId>`), if known: no one else can use it. */
   principal?: string;
   /** The transport the session was opened on; its messages are taken on that transport only. */
   transport?: TransportKind;

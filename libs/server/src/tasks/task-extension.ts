@@ -1,4 +1,5 @@
 import { ClientCapabilities, ErrorCode, McpError, TASKS_EXTENSION_ID } from '@conduit-mcp/core';
+import { principalOf } from '../auth/auth-principal';
 import type { McpRequestContext } from '../context/mcp-request-context';
 import type { McpSession } from '../session/mcp-session';
 
@@ -16,13 +17,14 @@ export function tasksExtensionRequired(): McpError {
 }
 
 /**
- * Who a task belongs to: the authenticated subject when there is one; otherwise, in the legacy era, the session
- * that created it; in the modern era every anonymous caller alike, the task id (random, unguessable) being what keeps
- * one caller's task from another (modern requests have no session).
+ * Who a task belongs to: the authenticated caller's principal (`principalOf`) when there is one; otherwise, in the
+ * legacy era, the session that created it; in the modern era every anonymous caller alike, the task id (random,
+ * unguessable) being what keeps one caller's task from another (modern requests have no session). The `subject:`
+ * prefix predates client principals and stays, so that owners already in a task store keep their tasks.
  */
 export function taskOwnerOf(ctx: McpRequestContext): string {
-  const subject = ctx.auth?.subject;
-  if (subject !== undefined) return `subject:${subject}`;
+  const principal = principalOf(ctx.auth);
+  if (principal !== undefined) return `subject:${principal}`;
   return ctx.era === 'legacy' ? `session:${ctx.sessionId}` : 'anonymous';
 }
 

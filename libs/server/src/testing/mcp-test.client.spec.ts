@@ -21,6 +21,11 @@ class Tools {
     }
   }
 
+  @McpTool({ name: 'whoami' })
+  whoami(@McpCtx() ctx: McpRequestContext) {
+    return { auth: ctx.auth ?? null };
+  }
+
   @McpTool({ name: 'stall' })
   stall(@McpCtx() ctx: McpRequestContext) {
     return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)));
@@ -135,6 +140,38 @@ describe('McpTestClient', () => {
       new Error('McpTestClient: no notifications/resources/list_changed notification, the client was closed'),
     );
     await expect(client.listTools()).rejects.toThrow('McpTestClient: cannot send tools/list, the client is closed');
+  });
+
+  it('hands its auth to handlers as ctx.auth; without one, ctx.auth is undefined', async () => {
+    const auth = { subject: 'alice', clientId: 'notes-app', scopes: ['notes:read'], claims: { sub: 'alice' } };
+    const alice = await connect({ auth });
+    expect((await alice.callTool('whoami')).structuredContent).toEqual({ auth });
+    const service = await connect({ auth: { clientId: 'svc', scopes: [], claims: {} } });
+    expect((await service.callTool('whoami')).structuredContent).toEqual({
+      auth: { clientId: 'svc', scopes: [], claims: {} },
+    });
+    const anonymous = await connect();
+    expect((await anonymous.callTool('whoami')).structuredContent).toEqual({ auth: null });
+  });
+
+  it('McpServer.endSessionsOf ends the sessions of that principal only, and counts them', async () => {
+    const alice = { subject: 'alice', scopes: [], claims: {} };
+    const [first, second] = [await connect({ auth: alice }), await connect({ auth: alice })];
+    const service = await connect({ auth: { clientId: 'svc', scopes: [], claims: {} } });
+    const bob = await connect({ auth: { subject: 'bob', scopes: [], claims: {} } });
+    const anonymous = await connect();
+    const stalled = first.callTool('stall').catch((error: Error) => error);
+
+    expect(await server.endSessionsOf('alice')).toBe(2);
+    expect(await stalled).toEqual(new Error('McpTestClient: tools/call got no answer, the session was closed'));
+    await expect(second.listTools()).rejects.toThrow('cannot send tools/list, the client is closed');
+    for (const client of [service, bob, anonymous])
+      await expect(client.callTool('echo', { n: 1 })).resolves.toBeTruthy();
+    // A client-credentials caller is named by its client; nobody's principal is undefined, so anonymous sessions stay.
+    expect(await server.endSessionsOf('client:svc')).toBe(1);
+    await expect(service.listTools()).rejects.toThrow('the client is closed');
+    await expect(server.endSessionsOf(undefined as unknown as string)).rejects.toThrow(TypeError);
+    expect((await anonymous.callTool('echo', { n: 2 })).structuredContent).toEqual({ n: 2 });
   });
 
   it('rejects the calls still waiting when the server ends the session', async () => {

@@ -20,7 +20,8 @@ import {
   errorResponse,
   methodNotFound,
 } from '@conduit-mcp/core';
-import { McpServer } from '../mcp.server';
+import type { McpAuthInfo } from '../auth/mcp-auth-info.interface';
+import { McpServer, hostOf } from '../mcp.server';
 import { ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult } from './mcp-test.types';
 
 // How long a test client waits for an answer unless told otherwise.
@@ -58,6 +59,17 @@ export interface McpTestClientOptions {
   protocolVersion?: LegacyRevision;
   /** Default: `{ name: 'conduit-mcp-testing', version: '0.0.0' }`. */
   clientInfo?: Implementation;
+  /**
+   * Who the session's requests speak for, as an authenticator would have established it over HTTP: handlers and
+   * guards see it as `ctx.auth`, and the session and its tasks are bound to its principal (the subject, else
+   * `client:<clientId>`). Default: none (an unauthenticated caller, as on stdio).
+   *
+   * @example
+   * const client = await McpTestClient.connect(server, {
+   *   auth: { subject: 'alice', scopes: ['notes:read'], claims: { sub: 'alice' } },
+   * });
+   */
+  auth?: McpAuthInfo;
 }
 
 interface Pending {
@@ -112,7 +124,7 @@ export class McpTestClient {
   static async connect(server: McpServer, options: McpTestClientOptions = {}): Promise<McpTestClient> {
     const [ours, theirs] = createInMemoryTransportPair();
     const client = new McpTestClient(ours, options);
-    server.connect(theirs);
+    hostOf(server).connect(theirs, 'memory', options.auth);
     try {
       client.initialized = await client.request<InitializeResult>('initialize', {
         protocolVersion: options.protocolVersion ?? LATEST_LEGACY_REVISION,

@@ -8,6 +8,7 @@ import {
   checkBatchShape,
   errorResponse,
 } from '@conduit-mcp/core';
+import type { McpAuthInfo } from '../auth/mcp-auth-info.interface';
 import { TransportKind, messageTransportFacts } from '../dispatch/transport-facts.interface';
 import { McpEndpoint } from '../dispatch/mcp-endpoint.interface';
 import { McpSession } from '../session/mcp-session';
@@ -20,13 +21,15 @@ const MAX_UNSENT_NOTIFICATIONS = 1_000;
  * Serves one message transport (stdio, an in-memory pair) as one session: every incoming message goes to the
  * dispatcher, every response and server-initiated message goes back out on the same transport. JSON-RPC batches are
  * answered with a batch on a session whose revision has them (2025-03-26 and older), at most `maxBatchLength` long;
- * any other batch is refused whole with -32600, before any of its messages is looked at.
+ * any other batch is refused whole with -32600, before any of its messages is looked at. `auth` is who every message
+ * speaks for, when the one who connected the transport vouches for it (the testing client); stdio has none.
  */
 export function connectTransport(
   endpoint: McpEndpoint,
   transport: Transport,
   kind: TransportKind,
   maxBatchLength = DEFAULT_MAX_BATCH_LENGTH,
+  auth?: McpAuthInfo,
 ): McpSession {
   const session = new McpSession();
   session.openedOver = kind;
@@ -52,7 +55,8 @@ export function connectTransport(
   session.outbound = sink;
   endpoint.sessions.add(session);
 
-  const origin = { session, stream: sink, facts: messageTransportFacts(kind) };
+  const facts = auth ? { ...messageTransportFacts(kind), auth } : messageTransportFacts(kind);
+  const origin = { session, stream: sink, facts };
   const reply = (response: JsonRpcResponse | JsonRpcResponse[] | undefined) => {
     if (response && (!Array.isArray(response) || response.length)) sink.send(response as JsonRpcMessage);
   };

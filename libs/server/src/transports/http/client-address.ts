@@ -1,5 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type { IncomingMessage } from 'node:http';
+import { principalOf } from '../../auth/auth-principal';
 import type { McpAuthInfo } from '../../auth/mcp-auth-info.interface';
 
 /**
@@ -27,9 +28,10 @@ export function addressKey(remoteAddress: string | undefined): string {
 }
 
 /**
- * Whom a new session counts against (`http.maxSessionsPerPrincipal`): the authenticator's subject, else the client's
- * address (an anonymous client cannot name itself: a header would let it pick a fresh name per session).
+ * Whom a new session counts against (`http.maxSessionsPerPrincipal`): the caller's principal (`principalOf`), else the
+ * client's address (an anonymous client cannot name itself: a header would let it pick a fresh name per session).
  */
 export function sessionOwner(req: IncomingMessage, auth: McpAuthInfo | undefined): string {
-  return auth?.subject !== undefined ? `subject:${auth.subject}` : `address:${addressKey(req.socket?.remoteAddress)}`;
+  const principal = principalOf(auth);
+  return principal !== undefined ? `subject:${principal}` : `address:${addressKey(req.socket?.remoteAddress)}`;
 }

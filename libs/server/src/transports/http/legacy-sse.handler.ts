@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, checkBatchRevision, checkBatchShape, classifyMessage, isKnownRevision } from '@conduit-mcp/core';
+import { principalOf } from '../../auth/auth-principal';
 import type { McpAuthInfo } from '../../auth/mcp-auth-info.interface';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { httpTransportFacts } from './http-transport.facts';
@@ -70,7 +71,7 @@ export class LegacySseHandler {
     const ticket = admitSession(this.endpoint, req, res, auth, this.options.retryAfterSeconds);
     if (!ticket) return;
     const session = new McpSession(randomUUID());
-    session.principal = auth?.subject; // its messages must come from the caller that opened it
+    session.principal = principalOf(auth); // its messages must come from the caller that opened it
     session.openedOver = 'sse';
     const connection = new SseStream(res, {
       keepAliveMs: this.options.keepAliveMs,
@@ -97,7 +98,7 @@ export class LegacySseHandler {
     const sessionId = sessionIdOf(req);
     if (!sessionId) return sendError(res, 400, 'Bad Request: sessionId query parameter is required');
     // Live here (this instance holds its stream), else adopted from the session store: its stream is elsewhere.
-    let session = findSession(this.endpoint, sessionId, auth?.subject, 'sse');
+    let session = findSession(this.endpoint, sessionId, principalOf(auth), 'sse');
     if (session instanceof Promise) session = await session;
     if (!session) return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound });
     if (!isJsonContentType(req))

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ErrorCode, isModernRevision } from '@conduit-mcp/core';
+import { principalOf } from '../../auth/auth-principal';
 import type { McpAuthInfo } from '../../auth/mcp-auth-info.interface';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
 import { answersCors } from './cors.policy';
@@ -84,7 +85,7 @@ export class StreamableHttpHandler {
     if (!accepts(req, 'text/event-stream'))
       return sendError(res, 406, 'Not Acceptable: Accept must list text/event-stream');
     if (!versionAccepted(req, res)) return;
-    const session = await requireSession(this.endpoint, req, res, auth?.subject);
+    const session = await requireSession(this.endpoint, req, res, principalOf(auth));
     if (!session) return;
     session.touch();
     await this.streams.serveGet(res, session, headerValue(req, 'last-event-id'));
@@ -94,7 +95,7 @@ export class StreamableHttpHandler {
     if (this.stateless)
       return sendError(res, 405, 'Method Not Allowed: no sessions to end', { headers: { Allow: 'POST' } });
     if (!versionAccepted(req, res)) return;
-    const session = await requireSession(this.endpoint, req, res, auth?.subject);
+    const session = await requireSession(this.endpoint, req, res, principalOf(auth));
     if (!session) return;
     this.endpoint.sessions.delete(session.id);
     session.close();

@@ -13,6 +13,7 @@ import {
   isModernRevision,
   namesModernRevision,
 } from '@conduit-mcp/core';
+import { principalOf } from '../../auth/auth-principal';
 import type { McpAuthInfo } from '../../auth/mcp-auth-info.interface';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
@@ -94,7 +95,7 @@ export class StreamablePostHandler {
       const exchange = initializeExchange(this.endpoint, this.streams.eventStore, ticket);
       return this.serve(req, res, messages, batch, exchange, auth);
     }
-    let session = findSession(this.endpoint, sessionId, auth?.subject, 'streamable-http');
+    let session = findSession(this.endpoint, sessionId, principalOf(auth), 'streamable-http');
     if (session instanceof Promise) session = await session; // not live here: looked up in the session store
     if (!session) return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound, id });
     if (initialize)

@@ -1,12 +1,16 @@
 import {
   BadRequestException,
   ConflictException,
+  ForbiddenException,
   HttpException,
+  HttpStatus,
   InternalServerErrorException,
   NotFoundException,
   ServiceUnavailableException,
+  UnauthorizedException,
 } from '@nestjs/common';
-import { ErrorCode, McpError } from '@conduit-mcp/core';
+import { ThrottlerException } from '@nestjs/throttler';
+import { ErrorCode, McpError, errorResponse, httpHintOf } from '@conduit-mcp/core';
 import { httpErrorMessage, isClientHttpError, toMcpError, toWireError } from './error.mapper';
 
 const wire = (error: unknown) => (toMcpError(error) as McpError).toJSON();
@@ -15,6 +19,13 @@ describe('toMcpError', () => {
   it('passes an McpError through', () => {
     const error = new McpError(ErrorCode.InvalidRequest, 'as it is');
     expect(toMcpError(error)).toBe(error);
+  });
+
+  it('answers the McpError an HTTP exception was caused by (a guard refusing without being logged)', () => {
+    const meant = new McpError(-32000, 'Insufficient scope', { requiredScopes: ['a'] }, { http: { status: 403 } });
+    expect(toMcpError(new ForbiddenException('Insufficient scope', { cause: meant }))).toBe(meant);
+    // Any other cause is the exception's own business: mapped by status as usual.
+    expect(toMcpError(new ForbiddenException('no', { cause: new Error('x') }))).toMatchObject({ code: -32000 });
   });
 
   it('maps 4xx HTTP exceptions by status, with their message', () => {
@@ -28,6 +39,71 @@ describe('toMcpError', () => {
       message: 'already there',
       data: { status: 409 },
     });
+  });
+
+  it('asks HTTP transports for 401, 403 and 429, keeping the JSON-RPC error it maps to', () => {
+    const cases: Array<[HttpException, number, string]> = [
+      [new UnauthorizedException(), 401, 'Unauthorized'],
+      [new ForbiddenException('Not your notebook'), 403, 'Not your notebook'],
+      [new ForbiddenException(), 403, 'Forbidden'],
+      [new ThrottlerException(), 429, 'ThrottlerException: Too Many Requests'],
+    ];
+    for (const [exception, status, message] of cases) {
+      const mapped = toMcpError(exception) as McpError;
+      expect(mapped.toJSON()).toEqual({ code: -32000, message, data: { status } });
+      expect(mapped.http).toEqual({ status });
+      // The hint rides beside the response the dispatcher builds, which is what the HTTP transports read.
+      expect(httpHintOf(errorResponse(1, mapped))).toEqual({ status });
+      expect(toWireError(exception).http).toEqual({ status });
+    }
+  });
+
+  it('leaves the refusal of a guard that answered false a JSON-RPC error alone, as SDK clients expect', () => {
+    // What Nest's guards consumer and the pipeline's fast path throw for `canActivate() === false`.
+    const mapped = toMcpError(new ForbiddenException('Forbidden resource')) as McpError;
+    expect(mapped.toJSON()).toEqual({ code: -32000, message: 'Forbidden resource', data: { status: 403 } });
+    expect(mapped.http).toBeUndefined();
+  });
+
+  it('gives no HTTP hint to other 4xx statuses', () => {
+    expect((toMcpError(new ConflictException('already there')) as McpError).http).toBeUndefined();
+    expect((toMcpError(new HttpException('teapot', 418)) as McpError).http).toBeUndefined();
+    expect((toMcpError(new BadRequestException('bad')) as McpError).http).toBeUndefined();
+    expect((toMcpError(new NotFoundException('gone')) as McpError).http).toBeUndefined();
+  });
+
+  it('sends Retry-After with a 429 whose response names a wait, rounded up to whole seconds', () => {
+    const limited = (retryAfter: unknown) =>
+      toMcpError(
+        new HttpException({ message: 'Too many requests', retryAfter }, HttpStatus.TOO_MANY_REQUESTS),
+      ) as McpError;
+    const mapped = limited(59.2);
+    expect(mapped.toJSON()).toEqual({
+      code: -32000,
+      message: 'Too many requests',
+      data: { status: 429, retryAfter: 60 },
+    });
+    expect(mapped.http).toEqual({ status: 429, headers: { 'Retry-After': '60' } });
+    expect(limited(0).http).toEqual({ status: 429, headers: { 'Retry-After': '0' } });
+  });
+
+  it.each([
+    ['a negative number', -1],
+    ['NaN', Number.NaN],
+    ['infinity', Number.POSITIVE_INFINITY],
+    ['too large for plain digits', 1e300],
+    ['a string', '60'],
+    ['nothing', undefined],
+  ])('sends no Retry-After when the wait is %s', (_, retryAfter) => {
+    const mapped = toMcpError(new HttpException({ message: 'Slow down', retryAfter }, 429)) as McpError;
+    expect(mapped.http).toEqual({ status: 429 });
+    expect(mapped.data).toEqual({ status: 429 });
+  });
+
+  it('reads a wait only on a 429', () => {
+    const mapped = toMcpError(new HttpException({ message: 'No', retryAfter: 30 }, 403)) as McpError;
+    expect(mapped.http).toEqual({ status: 403 });
+    expect(mapped.data).toEqual({ status: 403 });
   });
 
   it('hands a 404 message to the caller’s notFound', () => {

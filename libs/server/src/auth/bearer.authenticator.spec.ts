@@ -15,7 +15,11 @@ function authenticator(extra: Partial<McpAuthOptions> = {}) {
       verify: (token) =>
         token === 'good'
           ? { subject: 'ann', scopes: ['a'], claims: { sub: 'ann' }, token: 'from-verifier' }
-          : undefined,
+          : token === 'service'
+            ? { clientId: 'svc', scopes: [], claims: {} }
+            : token === 'nobody'
+              ? { scopes: ['a'], claims: {} }
+              : undefined,
     },
     ...extra,
   };
@@ -50,6 +54,18 @@ describe('McpBearerAuthenticator', () => {
       401,
       `Bearer error="invalid_token", error_description="The access token is invalid", resource_metadata="${METADATA}"`,
     ]);
+  });
+
+  it('takes a token naming only its client, and refuses one naming nobody (nothing to bind a session to)', async () => {
+    expect(await authenticator().authenticate(facts('Bearer service'))).toMatchObject({
+      ok: true,
+      auth: { clientId: 'svc' },
+    });
+    expect(await authenticator().authenticate(facts('Bearer nobody'))).toMatchObject({
+      ok: false,
+      status: 401,
+      challenge: expect.stringContaining('error="invalid_token"'),
+    });
   });
 
   it('derives the metadata and where it is served from the resource', () => {

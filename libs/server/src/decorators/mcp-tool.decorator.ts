@@ -28,7 +28,7 @@ export interface McpToolOptions {
    * — a task when the request declares the extension, inline otherwise; `'required'` — a request that does not
    * declare it is refused (-32021); `'forbidden'` (default) — always inline. The handler is the same either way: in a
    * task, `ctx.input.*` questions are answered through `tasks/update` and `ctx.signal` aborts on `tasks/cancel`.
-   * Legacy-era (2025-11-25) tasks are not served yet: there the tool runs inline.
+   * In the legacy era (2025-11-25's experimental tasks) a call becomes a task when its request carries `task`.
    */
   task?: McpToolTaskSupport;
   /**

@@ -274,6 +274,20 @@ async function checkEsm(dir) {
   }
 }
 
+// jose is an optional peer: an app that asks for JWT access tokens without it installed stops at start-up, told
+// what to install (rather than failing on the first request).
+function checkJoseMissing(dir) {
+  check(
+    !fs.existsSync(path.join(dir, 'node_modules', 'jose')),
+    'esm: jose is installed, the check would prove nothing',
+  );
+  const result = run(process.execPath, ['dist/main.js', '--jwt-auth'], { cwd: dir, timeoutMs: 60_000 });
+  const output = `${result.stdout}\n${result.stderr}`;
+  check(result.status !== 0, `esm --jwt-auth started without jose:\n${output}`);
+  check(output.includes('needs the package "jose": npm install jose'), `esm --jwt-auth: ${output}`);
+  log('esm: without jose, JWT auth stops at start-up naming the package to install');
+}
+
 /** The README's (and docs') TypeScript examples, as modules of the app. */
 function snippets() {
   return defaultMarkdownFiles().flatMap((file) => extractSnippets(file));
@@ -320,6 +334,7 @@ async function main() {
   });
   compile(esm);
   await checkEsm(esm);
+  checkJoseMissing(esm);
   log('all packaging checks passed');
 }
 

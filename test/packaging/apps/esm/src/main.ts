@@ -17,13 +17,22 @@ class EchoTools {
   }
 }
 
+// `--jwt-auth`: JWT access tokens need jose, an optional peer this app does not install: start-up must say so.
+const auth = process.argv.includes('--jwt-auth')
+  ? {
+      resource: 'http://127.0.0.1/mcp',
+      authorizationServers: ['http://127.0.0.1:1/issuer'],
+      token: { type: 'jwt' as const },
+    }
+  : undefined;
+
 @Module({
-  imports: [McpModule.forRoot({ name: 'esm', version: '1.0.0', http: { path: '/mcp' } })],
+  imports: [McpModule.forRoot({ name: 'esm', version: '1.0.0', http: { path: '/mcp' }, auth })],
   providers: [EchoTools],
 })
 class AppModule {}
 
-const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });
+const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'], abortOnError: false });
 app.enableShutdownHooks();
 await app.listen(0, '127.0.0.1');
 console.log(`READY ${(app.getHttpServer().address() as { port: number }).port}`);

@@ -7,7 +7,7 @@ import {
   formatBearerChallenge,
   protectedResourceMetadataUrls,
 } from '@conduit-mcp/core';
-import type { McpRequestContext } from '../context/mcp-request-context';
+import type { TransportFacts } from '../dispatch/transport-facts.interface';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import type { McpAuthInfo } from './mcp-auth-info.interface';
@@ -34,25 +34,25 @@ export class McpScopePolicy {
   }
 
   /** Throws the 403 refusal unless the caller holds every scope of `required`. */
-  check(required: readonly string[], ctx: McpRequestContext): void {
+  check(required: readonly string[], ctx: ScopedRequest): void {
     const refusal = this.refusalOf(required, ctx);
     if (refusal) throw refusal;
   }
 
   /** The 403 refusal for a caller that lacks a scope of `required`; undefined when it may proceed. */
-  refusalOf(required: readonly string[], ctx: McpRequestContext): McpError | undefined {
+  refusalOf(required: readonly string[], ctx: ScopedRequest): McpError | undefined {
     return this.allows(required, ctx) ? undefined : this.refusal(required);
   }
 
   /** Whether the caller holds every scope of `required` (or is not restricted). */
-  allows(required: readonly string[], ctx: McpRequestContext): boolean {
+  allows(required: readonly string[], ctx: ScopedRequest): boolean {
     if (required.length === 0) return true;
     const granted = this.grantedScopes(ctx);
     return granted === undefined || required.every((scope) => granted.has(scope));
   }
 
   // The scopes the caller holds, with those they imply; undefined when nothing restricts it.
-  private grantedScopes(ctx: McpRequestContext): ReadonlySet<string> | undefined {
+  private grantedScopes(ctx: ScopedRequest): ReadonlySet<string> | undefined {
     const auth = ctx.auth;
     if (!auth) return ctx.transport.kind === 'stdio' || ctx.transport.kind === 'memory' ? undefined : NO_SCOPES;
     let granted = this.expanded.get(auth);
@@ -81,3 +81,9 @@ export class McpScopePolicy {
 }
 
 const NO_SCOPES: ReadonlySet<string> = new Set();
+
+/** What the rule reads of a request: who made it, over what (`McpRequestContext` is one). */
+export interface ScopedRequest {
+  readonly auth: McpAuthInfo | undefined;
+  readonly transport: Pick<TransportFacts, 'kind'>;
+}

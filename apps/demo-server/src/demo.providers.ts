@@ -3,6 +3,8 @@ import { AdminTools } from './admin/admin.tools';
 import { ApiKeyGuard } from './admin/api-key.guard';
 import { NotesResources } from './notes/notes.resources';
 import { NotesService } from './notes/notes.service';
+import { NotesTools } from './notes/notes.tools';
+import { ScopedAdminTools, ScopedNotesResources, ScopedNotesTools } from './oauth/scoped.providers';
 import { WeatherPrompts } from './weather/weather.prompts';
 import { WeatherTools } from './weather/weather.tools';
 
@@ -12,6 +14,18 @@ export const DEMO_PROVIDERS: Provider[] = [
   WeatherPrompts,
   NotesService,
   NotesResources,
+  NotesTools,
   AdminTools,
+  ApiKeyGuard,
+];
+
+/** The same behind OAuth (`npm run start:oauth`): the notebook and the admin tool need scopes; the weather does not. */
+export const OAUTH_DEMO_PROVIDERS: Provider[] = [
+  WeatherTools,
+  WeatherPrompts,
+  NotesService,
+  ScopedNotesResources,
+  ScopedNotesTools,
+  ScopedAdminTools,
   ApiKeyGuard,
 ];

@@ -7,7 +7,7 @@ import { ApiKeyGuard } from './api-key.guard';
 export class AdminTools {
   constructor(private readonly notes: NotesService) {}
 
-  /** Listed and callable only for callers with the admin key (see ApiKeyGuard). */
+  /** Listed and callable only for callers with the admin key or the `admin` scope (see ApiKeyGuard). */
   @McpTool({
     name: 'reset_notes',
     title: 'Reset the notebook',

@@ -1,0 +1,344 @@
+// `npm run start:oauth` as a person runs it: the built demo in `--oauth` mode, a child process with its own
+// development authorization server, driven from here as a browser and an MCP client would drive them: the 401 and
+// its metadata, the login page (demo/demo) with the pre-registered public client and PKCE, tokens whose scopes decide
+// what is listed and what may be called, a client that registers itself as the MCP Inspector does, and a clean exit.
+import { ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { decodeJwt } from 'jose';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { scrubbedEnv } from './support/client-peer.process';
+import { TestOAuthClientProvider } from './support/oauth-client.provider';
+
+const root = join(__dirname, '..');
+const START = [join(root, 'scripts', 'start-app.js'), 'demo-server', '--oauth'];
+const FORM = 'application/x-www-form-urlencoded';
+const INSPECTOR_CALLBACK = 'http://localhost:6274/oauth/callback';
+const ALL_TOOLS = ['add_note', 'delete_note', 'forecast', 'reset_notes', 'summarize_forecast', 'weather_report'];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+/** Whether anything accepts connections on 127.0.0.1:port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer()
+      .once('error', () => resolve(true))
+      .listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
+  });
+}
+
+interface Answer {
+  status: number;
+  challenge: string | null;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: Record<string, unknown> };
+}
+
+/** Cookies by name, sent with every request (oidc-provider accepts that: their paths differ). */
+class CookieJar {
+  private readonly cookies = new Map<string, string>();
+
+  async fetch(url: URL, init: RequestInit = {}): Promise<Response> {
+    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const response = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) },
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const at = pair.indexOf('=');
+      this.cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
+    }
+    return response;
+  }
+}
+
+/**
+ * Follows an authorization URL as a browser would, signing in as demo/demo on the login page, and returns where the
+ * authorization server sends the browser off its own origin (the redirect URI with `code`, `state`, `iss`).
+ */
+async function browse(issuer: string, authorizationUrl: URL): Promise<URL> {
+  const jar = new CookieJar();
+  let next = authorizationUrl;
+  for (let hop = 0; hop < 12; hop++) {
+    if (next.origin !== issuer) return next;
+    let response = await jar.fetch(next);
+    if (response.status === 200 && next.pathname.startsWith('/interaction/')) {
+      expect(await response.text()).toContain('<form method="post"');
+      response = await jar.fetch(next, {
+        method: 'POST',
+        headers: { 'content-type': FORM },
+        body: new URLSearchParams({ login: 'demo', password: 'demo' }),
+      });
+    }
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status > 399 || !location)
+      throw new Error(`The authorization server answered ${response.status} at ${next.pathname}`);
+    await response.arrayBuffer();
+    next = new URL(location, next);
+  }
+  throw new Error('The authorization server redirected too many times');
+}
+
+describe('npm run start:oauth: the demo behind OAuth, with its development authorization server', () => {
+  let child: ChildProcess;
+  let output = '';
+  let exited: Promise<number | null>;
+  let port: number;
+  let authPort: number;
+  let resource: string;
+  let issuer: string;
+
+  beforeAll(async () => {
+    port = await freePort();
+    do authPort = await freePort();
+    while (authPort === port);
+    resource = `http://127.0.0.1:${port}/mcp`;
+    issuer = `http://127.0.0.1:${authPort}`;
+    // Its own process group: should it hang, the group (start-app and the app it spawned) is killed at the end.
+    child = spawn(process.execPath, START, {
+      cwd: root,
+      env: scrubbedEnv({ PORT: String(port), AUTH_PORT: String(authPort), NO_COLOR: '1' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    // start-app.js builds the demo first when its build is older than the sources.
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`The demo did not start:\n${output}`)), 170_000);
+      const ready = () => {
+        if (!output.includes('Development only')) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      child.stdout!.on('data', ready);
+      child.stderr!.on('data', ready);
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`The demo exited (${code}) before it was ready:\n${output}`));
+      });
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {}
+    }, 5_000);
+    process.kill(child.pid, 'SIGTERM');
+    await exited;
+    clearTimeout(timer);
+  });
+
+  async function post(token: string | undefined, body: object, headers: Record<string, string> = {}): Promise<Answer> {
+    const response = await fetch(resource, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    const data = /^data: (.*)$/m.exec(text);
+    const json = text.startsWith('{') ? JSON.parse(text) : data ? JSON.parse(data[1]) : {};
+    return { status: response.status, challenge: response.headers.get('www-authenticate'), ...json };
+  }
+
+  /** A 2025-11-25 session of the token's holder: its requests, numbered. */
+  async function session(token: string) {
+    const initialize = await fetch(resource, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    expect(initialize.status).toBe(200);
+    await initialize.arrayBuffer();
+    const headers = {
+      'mcp-session-id': initialize.headers.get('mcp-session-id')!,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    await post(token, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+    let id = 1;
+    return (method: string, params: object = {}) => post(token, { jsonrpc: '2.0', id: id++, method, params }, headers);
+  }
+
+  const toolNames = (answer: Answer) =>
+    ((answer.result?.tools ?? []) as Array<{ name: string }>).map((tool) => tool.name).sort();
+
+  /** Authorization code with PKCE as the pre-registered public client, through the login page; the token set. */
+  async function signIn(scope: string): Promise<{ access_token: string; scope: string; refresh_token?: string }> {
+    const verifier = randomBytes(32).toString('base64url');
+    const state = randomBytes(16).toString('base64url');
+    const authorization = new URL(`${issuer}/auth`);
+    authorization.search = new URLSearchParams({
+      client_id: 'conduit-demo',
+      response_type: 'code',
+      redirect_uri: INSPECTOR_CALLBACK,
+      scope,
+      state,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      resource,
+    }).toString();
+    const callback = await browse(issuer, authorization);
+    expect(`${callback.origin}${callback.pathname}`).toBe(INSPECTOR_CALLBACK);
+    expect(callback.searchParams.get('state')).toBe(state);
+    expect(callback.searchParams.get('iss')).toBe(issuer);
+    const response = await fetch(`${issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': FORM },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code') ?? '',
+        code_verifier: verifier,
+        redirect_uri: INSPECTOR_CALLBACK,
+        client_id: 'conduit-demo',
+        resource,
+      }),
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as { access_token: string; scope: string };
+  }
+
+  it('prints both URLs, the user, the pre-registered client, and that it is for development only', () => {
+    expect(output).toContain(`MCP endpoint (OAuth): ${resource}`);
+    expect(output).toContain(`Authorization server: ${issuer}`);
+    expect(output).toContain('Sign in as demo / demo');
+    expect(output).toContain('pre-registered public client "conduit-demo"');
+    expect(output).toMatch(/Development only/);
+  });
+
+  it('answers a request without a token 401 with the metadata URL; the metadata names the AS and the scopes', async () => {
+    const refused = await post(undefined, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const metadataUrl = `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`;
+    expect(refused.status).toBe(401);
+    expect(refused.challenge).toBe(`Bearer resource_metadata="${metadataUrl}"`);
+
+    const metadata = (await (await fetch(metadataUrl)).json()) as Record<string, unknown>;
+    expect(metadata).toMatchObject({ resource, authorization_servers: [issuer] });
+    expect((metadata.scopes_supported as string[]).sort()).toEqual(['admin', 'notes:read', 'notes:write']);
+
+    const server = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(server).toMatchObject({
+      issuer,
+      registration_endpoint: `${issuer}/reg`,
+      code_challenge_methods_supported: ['S256'],
+    });
+  });
+
+  it('code + PKCE as conduit-demo: the token lists what notes:read notes:write allow, and add_note works', async () => {
+    const tokens = await signIn('notes:read notes:write');
+    expect(tokens.scope).toBe('notes:read notes:write');
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ iss: issuer, aud: resource, sub: 'demo' });
+    const rpc = await session(tokens.access_token);
+    // reset_notes needs admin.
+    expect(toolNames(await rpc('tools/list'))).toEqual(ALL_TOOLS.filter((name) => name !== 'reset_notes'));
+
+    const added = await rpc('tools/call', { name: 'add_note', arguments: { title: 'From OAuth', body: 'x' } });
+    expect(added.status).toBe(200);
+    const link = (added.result?.content as Array<{ uri: string }>)[0];
+    expect(link.uri).toMatch(/^notes:\/\/notes\/n\d+$/);
+    const read = await rpc('resources/read', { uri: link.uri });
+    expect((read.result?.contents as Array<{ text: string }>)[0].text).toContain('# From OAuth');
+  });
+
+  it('notes:read only: add_note is neither listed nor callable (403 insufficient_scope naming notes:write)', async () => {
+    const tokens = await signIn('notes:read');
+    const rpc = await session(tokens.access_token);
+    expect(toolNames(await rpc('tools/list'))).toEqual(['forecast', 'summarize_forecast', 'weather_report']);
+    expect(await rpc('resources/read', { uri: 'notes://index' })).toMatchObject({ status: 200 });
+
+    const refused = await rpc('tools/call', { name: 'add_note', arguments: { title: 'No', body: 'x' } });
+    expect(refused.status).toBe(403);
+    expect(refused.error).toMatchObject({ code: -32000, data: { requiredScopes: ['notes:write'] } });
+    expect(refused.challenge).toMatch(/^Bearer error="insufficient_scope", /);
+    expect(refused.challenge).toContain('scope="notes:write"');
+  });
+
+  it('admin: reset_notes is listed and runs with the token alone (no admin key); admin implies the notebook scopes', async () => {
+    const rpc = await session((await signIn('admin')).access_token);
+    expect(toolNames(await rpc('tools/list'))).toEqual([
+      'add_note',
+      'delete_note',
+      'forecast',
+      'reset_notes',
+      'summarize_forecast',
+      'weather_report',
+    ]);
+    const reset = await rpc('tools/call', { name: 'reset_notes', arguments: {} });
+    expect((reset.result?.content as Array<{ text: string }>)[0].text).toMatch(/^Deleted \d+ notes\.$/);
+  });
+
+  it('an SDK client that registers itself, as the Inspector does: discovery, registration, sign-in, every tool', async () => {
+    const oauth = new TestOAuthClientProvider({
+      browse: (url) => browse(issuer, url),
+      redirectUrl: INSPECTOR_CALLBACK,
+    });
+    const first = new StreamableHTTPClientTransport(new URL(resource), { authProvider: oauth });
+    await expect(new Client({ name: 'inspector-like', version: '1' }).connect(first)).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
+    await first.finishAuth(oauth.takeCallback().searchParams.get('code')!);
+    expect(oauth.registrations).toBe(1);
+    const client = new Client({ name: 'inspector-like', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(resource), { authProvider: oauth }));
+    try {
+      // It asked for the metadata's scopes_supported: all three.
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(ALL_TOOLS);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("answers the Inspector's CORS preflight on /mcp", async () => {
+    const preflight = await fetch(resource, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:6274',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+      },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:6274');
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization');
+  });
+
+  it('stops on SIGTERM with exit code 0, leaving nothing listening on either port', async () => {
+    process.kill(child.pid!, 'SIGTERM');
+    expect(await exited).toBe(0);
+    expect(await listening(authPort)).toBe(false);
+    expect(await listening(port)).toBe(false);
+  });
+});

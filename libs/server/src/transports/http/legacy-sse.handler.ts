@@ -11,6 +11,7 @@ import { answersCors } from './cors.policy';
 import { dispatchMessage } from './endpoint.dispatch';
 import { passesHostAndOrigin } from './host-origin.check';
 import { authenticateHttp } from './http-auth.gate';
+import { endAtTokenExpiry } from './token-expiry';
 import { answerBodyFailure, readJsonBody } from './http-body.reader';
 import { findSession } from './session.lookup';
 import { ResolvedHttpOptions } from './http-options';
@@ -78,6 +79,7 @@ export class LegacySseHandler {
       onKeepAlive: () => session.touch(),
       maxBufferedBytes: this.options.maxSseBufferBytes,
     });
+    endAtTokenExpiry(res, auth);
     if (connection.closed) return ticket.release();
     connection.writeEvent({ event: 'endpoint', data: `${messagePath}?sessionId=${encodeURIComponent(session.id)}` });
     this.endpoint.sessions.add(session, ticket);

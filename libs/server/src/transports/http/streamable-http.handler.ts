@@ -7,6 +7,7 @@ import { answersCors } from './cors.policy';
 import { EventStore, InMemoryEventStore } from './event.store';
 import { passesHostAndOrigin } from './host-origin.check';
 import { authenticateHttp } from './http-auth.gate';
+import { endAtTokenExpiry } from './token-expiry';
 import { ResolvedHttpOptions } from './http-options';
 import { accepts, headerValue } from './http-request.util';
 import { sendEmpty, sendError } from './http-response.util';
@@ -88,6 +89,7 @@ export class StreamableHttpHandler {
     const session = await requireSession(this.endpoint, req, res, principalOf(auth));
     if (!session) return;
     session.touch();
+    endAtTokenExpiry(res, auth);
     await this.streams.serveGet(res, session, headerValue(req, 'last-event-id'));
   }
 

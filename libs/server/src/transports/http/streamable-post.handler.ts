@@ -30,6 +30,7 @@ import { PostReply } from './post.reply';
 import { admitSession } from './session.admission';
 import { SESSION_HEADER, VERSION_HEADER, findSession, unsupportedVersion } from './session.lookup';
 import { StreamRegistry } from './stream.registry';
+import { endAtTokenExpiry } from './token-expiry';
 
 /**
  * A Streamable HTTP `POST`: reads and classifies the body, chooses how to serve it (modern era, stateless, a new
@@ -125,6 +126,9 @@ export class StreamablePostHandler {
         return sendEmpty(res, 202, exchange.headers(false));
       }
       const reply = new PostReply(() => this.streams.openReplyStream(res, exchange), exchange.resumable);
+      // A subscription stream lives as long as the client wants: no longer than its token.
+      if (!batch && messages[0].kind === 'request' && messages[0].message.method === 'subscriptions/listen')
+        endAtTokenExpiry(res, auth);
       // Nothing can resume a transient session's stream, so losing the client cancels its requests.
       if (!exchange.resumable) res.on('close', () => !reply.closed && session.close());
       const origin: DispatchOrigin = { session, stream: reply, facts };

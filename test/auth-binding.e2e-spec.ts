@@ -4,7 +4,6 @@
 // sharing the event bus and the session store, and leaves its tasks alone. On the server mount, as Express routes and
 // as Fastify routes.
 import { INestApplication, Injectable, Module } from '@nestjs/common';
-import { createServer } from 'node:net';
 import { TASKS_EXTENSION_ID } from '@conduit-mcp/core';
 import {
   InMemoryEventBus,
@@ -16,7 +15,7 @@ import {
   McpServer,
   McpTool,
 } from '@conduit-mcp/server';
-import { createHttpApp } from './support/http-adapters';
+import { createHttpApp, freePort, HTTP_MOUNTS } from './support/http-adapters';
 import { TripPlanner } from './support/rounds-fixture';
 import { TaskJobs } from './support/tasks-fixture';
 
@@ -46,22 +45,6 @@ class WhoTools {
     };
   }
 }
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
-
-const MOUNTS = [
-  ['express', 'server'],
-  ['express', 'express'],
-  ['fastify', 'fastify'],
-] as const;
 
 interface Reply {
   status: number;
@@ -100,7 +83,7 @@ function sseEvents(response: Response) {
   };
 }
 
-describe.each(MOUNTS)('binding to the caller (%s adapter, %s mount)', (adapter, mount) => {
+describe.each(HTTP_MOUNTS)('binding to the caller (%s adapter, %s mount)', (adapter, mount) => {
   const store = new InMemorySessionStore();
   const bus = new InMemoryEventBus();
   let resource: string;

@@ -2,12 +2,11 @@
 // endpoint, and every request's Bearer token checked before any JSON-RPC work — on the server mount, as Express
 // routes and as Fastify routes. The official SDK 1.x client reads the metadata and calls tools with a token.
 import { INestApplication, Injectable, Module } from '@nestjs/common';
-import { createServer } from 'node:net';
 import { McpAuthInfo, McpCtx, McpModule, McpRequestContext, McpTool, TransportFacts } from '@conduit-mcp/server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { discoverOAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/client/auth.js';
-import { createHttpApp } from './support/http-adapters';
+import { createHttpApp, freePort, HTTP_MOUNTS } from './support/http-adapters';
 
 const TOKENS: Record<string, McpAuthInfo> = {
   'alice-token': { subject: 'alice', clientId: 'notes-app', scopes: ['notes:read'], claims: { sub: 'alice' } },
@@ -31,23 +30,7 @@ class WhoTools {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
-
-const MOUNTS = [
-  ['express', 'server'],
-  ['express', 'express'],
-  ['fastify', 'fastify'],
-] as const;
-
-describe.each(MOUNTS)('an OAuth-protected server (%s adapter, %s mount)', (adapter, mount) => {
+describe.each(HTTP_MOUNTS)('an OAuth-protected server (%s adapter, %s mount)', (adapter, mount) => {
   let app: INestApplication;
   let base: string;
   let url: string;

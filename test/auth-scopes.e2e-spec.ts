@@ -21,8 +21,8 @@ import {
   TaskRecord,
 } from '@conduit-mcp/server';
 import { McpTestClient } from '@conduit-mcp/server/testing';
-import { createServer } from 'node:net';
-import { createHttpApp } from './support/http-adapters';
+import { RpcAnswer, legacySessionOf, postRpc } from './support/bearer-rpc';
+import { createHttpApp, freePort, HTTP_MOUNTS } from './support/http-adapters';
 
 const TOKENS: Record<string, McpAuthInfo> = {
   reader: { subject: 'rita', scopes: ['notes:read', 'openid'], claims: {} },
@@ -96,31 +96,9 @@ class CountingTaskStore extends InMemoryTaskStore {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
-
 const MODERN = '2026-07-28';
-const MOUNTS = [
-  ['express', 'server'],
-  ['express', 'express'],
-  ['fastify', 'fastify'],
-] as const;
 
-interface Answer {
-  status: number;
-  challenge: string | null;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: Record<string, unknown> };
-}
-
-describe.each(MOUNTS)('@McpScopes over HTTP (%s adapter, %s mount)', (adapter, mount) => {
+describe.each(HTTP_MOUNTS)('@McpScopes over HTTP (%s adapter, %s mount)', (adapter, mount) => {
   let app: INestApplication;
   let url: string;
   let resource: string;
@@ -152,46 +130,9 @@ describe.each(MOUNTS)('@McpScopes over HTTP (%s adapter, %s mount)', (adapter, m
   });
   afterAll(() => app?.close());
 
-  async function post(token: string, body: object, headers: Record<string, string> = {}): Promise<Answer> {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${token}`,
-        ...headers,
-      },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    const data = /^data: (.*)$/m.exec(text);
-    const json = text.startsWith('{') ? JSON.parse(text) : data ? JSON.parse(data[1]) : {};
-    return { status: response.status, challenge: response.headers.get('www-authenticate'), ...json };
-  }
-
-  /** A legacy (2025-11-25) session of the token's holder: its requests, numbered. */
-  async function legacySession(token: string) {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${token}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
-    expect(response.status).toBe(200);
-    const session = response.headers.get('mcp-session-id')!;
-    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
-    await post(token, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
-    let id = 1;
-    return (method: string, params: object = {}) => post(token, { jsonrpc: '2.0', id: id++, method, params }, headers);
-  }
+  const post = (token: string, body: object, headers: Record<string, string> = {}) =>
+    postRpc(url, token, body, headers);
+  const legacySession = (token: string) => legacySessionOf(url, token);
 
   /** A modern (2026-07-28) caller: every request stands alone. */
   function modern(token: string) {
@@ -220,10 +161,10 @@ describe.each(MOUNTS)('@McpScopes over HTTP (%s adapter, %s mount)', (adapter, m
       );
   }
 
-  const names = (answer: Answer, key = 'tools') =>
+  const names = (answer: RpcAnswer, key = 'tools') =>
     ((answer.result?.[key] ?? []) as Array<{ name: string }>).map((entry) => entry.name).sort();
 
-  function expectInsufficientScope(answer: Answer, scopes: string[]) {
+  function expectInsufficientScope(answer: RpcAnswer, scopes: string[]) {
     expect(answer.status).toBe(403);
     expect(answer.error).toMatchObject({ code: -32000, data: { requiredScopes: scopes } });
     expect(answer.challenge).toBe(
@@ -356,7 +297,7 @@ describe('@McpScopes without an authorization context', () => {
           },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
         });
-        return { status: response.status, body: (await response.json()) as Answer };
+        return { status: response.status, body: (await response.json()) as RpcAnswer };
       };
       const list = await call('tools/list', {});
       expect((list.body.result!.tools as Array<{ name: string }>).map((tool) => tool.name)).toEqual(['ping']);

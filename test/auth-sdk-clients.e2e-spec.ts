@@ -5,7 +5,6 @@
 // insufficient_scope, as far as each SDK takes it; their client credentials providers; and opaque tokens checked by
 // introspection at that same authorization server.
 import { INestApplication, Injectable, Module } from '@nestjs/common';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeJwt } from 'jose';
 import { McpArgs, McpCtx, McpModule, McpRequestContext, McpScopes, McpTool } from '@conduit-mcp/server';
@@ -24,7 +23,7 @@ import {
   UnauthorizedError as Sdk2UnauthorizedError,
   VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
-import { createHttpApp } from './support/http-adapters';
+import { createHttpApp, freePort, HTTP_MOUNTS } from './support/http-adapters';
 import { AuthServerFixture, startAuthServer } from './support/oidc-as.fixture';
 import { TestOAuthClientProvider } from './support/oauth-client.provider';
 
@@ -57,16 +56,6 @@ class NoteTools {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
-
 /** `METHOD URL STATUS` of every request a transport made, MCP and OAuth alike; no header is kept (tokens). */
 class RequestLog {
   readonly entries: string[] = [];
@@ -97,13 +86,7 @@ const textOf = (result: unknown) => (result as { content: Array<{ text: string }
 const scopesOf = (token: string) => String(decodeJwt(token).scope ?? '').split(' ');
 const toolNames = (list: { tools: Array<{ name: string }> }) => list.tools.map((tool) => tool.name).sort();
 
-const MOUNTS = [
-  ['express', 'server'],
-  ['express', 'express'],
-  ['fastify', 'fastify'],
-] as const;
-
-describe.each(MOUNTS)('the official SDK clients doing OAuth (%s adapter, %s mount)', (adapter, mount) => {
+describe.each(HTTP_MOUNTS)('the official SDK clients doing OAuth (%s adapter, %s mount)', (adapter, mount) => {
   let as: AuthServerFixture;
   let app: INestApplication;
   let base: string;

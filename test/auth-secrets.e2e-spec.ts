@@ -3,10 +3,9 @@
 // unknown key while the authorization server is down — and no token is passed to handlers unless exposeToken.
 import { INestApplication, Injectable, LoggerService, Module } from '@nestjs/common';
 import { subscribe, tracingChannel, unsubscribe } from 'node:diagnostics_channel';
-import { createServer } from 'node:net';
 import { SignJWT, generateKeyPair } from 'jose';
 import { MCP_CHANNELS, McpCtx, McpModule, McpRequestContext, McpScopes, McpTool } from '@conduit-mcp/server';
-import { createHttpApp } from './support/http-adapters';
+import { createHttpApp, freePort } from './support/http-adapters';
 import { AuthServerFixture, startAuthServer } from './support/oidc-as.fixture';
 
 @Injectable()
@@ -66,16 +65,6 @@ function text(value: unknown, depth = 0, seen = new Set<unknown>()): string {
     if (typeof field !== 'function') parts.push(key, text(field, depth + 1, seen));
   }
   return parts.join(' ');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
 }
 
 describe('no access token in logs, telemetry or answers', () => {

@@ -3,12 +3,11 @@
 // routes: tokens from the authorization code flow with PKCE, client credentials and refresh are accepted and become
 // ctx.auth; tokens forged with the server's own key but wrong in one way each are refused 401 invalid_token.
 import { INestApplication, Injectable, Module } from '@nestjs/common';
-import { createServer } from 'node:net';
 import { CryptoKey, JWTPayload, SignJWT, decodeJwt, generateKeyPair } from 'jose';
 import { McpCtx, McpModule, McpRequestContext, McpTool } from '@conduit-mcp/server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createHttpApp } from './support/http-adapters';
+import { createHttpApp, freePort, HTTP_MOUNTS } from './support/http-adapters';
 import { AuthServerFixture, startAuthServer } from './support/oidc-as.fixture';
 
 @Injectable()
@@ -19,26 +18,10 @@ class WhoTools {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
-
-const MOUNTS = [
-  ['express', 'server'],
-  ['express', 'express'],
-  ['fastify', 'fastify'],
-] as const;
-
 const now = () => Math.floor(Date.now() / 1000);
 const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-describe.each(MOUNTS)('tokens of a real authorization server (%s adapter, %s mount)', (adapter, mount) => {
+describe.each(HTTP_MOUNTS)('tokens of a real authorization server (%s adapter, %s mount)', (adapter, mount) => {
   let as: AuthServerFixture;
   let app: INestApplication;
   let base: string;

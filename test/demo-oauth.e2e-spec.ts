@@ -10,24 +10,18 @@ import { decodeJwt } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { RpcAnswer, legacySessionOf, postRpc } from './support/bearer-rpc';
 import { scrubbedEnv } from './support/client-peer.process';
 import { TestOAuthClientProvider } from './support/oauth-client.provider';
+import { freePort } from './support/http-adapters';
+import { browseAuthorization } from './support/oidc-as.fixture';
 
 const root = join(__dirname, '..');
 const START = [join(root, 'scripts', 'start-app.js'), 'demo-server', '--oauth'];
 const FORM = 'application/x-www-form-urlencoded';
+const DEMO_USER = { user: 'demo', password: 'demo' };
 const INSPECTOR_CALLBACK = 'http://localhost:6274/oauth/callback';
 const ALL_TOOLS = ['add_note', 'delete_note', 'forecast', 'reset_notes', 'summarize_forecast', 'weather_report'];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
 
 /** Whether anything accepts connections on 127.0.0.1:port. */
 function listening(port: number): Promise<boolean> {
@@ -36,60 +30,6 @@ function listening(port: number): Promise<boolean> {
       .once('error', () => resolve(true))
       .listen(port, '127.0.0.1', () => probe.close(() => resolve(false)));
   });
-}
-
-interface Answer {
-  status: number;
-  challenge: string | null;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: Record<string, unknown> };
-}
-
-/** Cookies by name, sent with every request (oidc-provider accepts that: their paths differ). */
-class CookieJar {
-  private readonly cookies = new Map<string, string>();
-
-  async fetch(url: URL, init: RequestInit = {}): Promise<Response> {
-    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const response = await fetch(url, {
-      ...init,
-      redirect: 'manual',
-      headers: { ...(init.headers as Record<string, string>), ...(cookie ? { cookie } : {}) },
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const at = pair.indexOf('=');
-      this.cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
-    }
-    return response;
-  }
-}
-
-/**
- * Follows an authorization URL as a browser would, signing in as demo/demo on the login page, and returns where the
- * authorization server sends the browser off its own origin (the redirect URI with `code`, `state`, `iss`).
- */
-async function browse(issuer: string, authorizationUrl: URL): Promise<URL> {
-  const jar = new CookieJar();
-  let next = authorizationUrl;
-  for (let hop = 0; hop < 12; hop++) {
-    if (next.origin !== issuer) return next;
-    let response = await jar.fetch(next);
-    if (response.status === 200 && next.pathname.startsWith('/interaction/')) {
-      expect(await response.text()).toContain('<form method="post"');
-      response = await jar.fetch(next, {
-        method: 'POST',
-        headers: { 'content-type': FORM },
-        body: new URLSearchParams({ login: 'demo', password: 'demo' }),
-      });
-    }
-    const location = response.headers.get('location');
-    if (response.status < 300 || response.status > 399 || !location)
-      throw new Error(`The authorization server answered ${response.status} at ${next.pathname}`);
-    await response.arrayBuffer();
-    next = new URL(location, next);
-  }
-  throw new Error('The authorization server redirected too many times');
 }
 
 describe('npm run start:oauth: the demo behind OAuth, with its development authorization server', () => {
@@ -146,51 +86,11 @@ describe('npm run start:oauth: the demo behind OAuth, with its development autho
     clearTimeout(timer);
   });
 
-  async function post(token: string | undefined, body: object, headers: Record<string, string> = {}): Promise<Answer> {
-    const response = await fetch(resource, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...headers,
-      },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    const data = /^data: (.*)$/m.exec(text);
-    const json = text.startsWith('{') ? JSON.parse(text) : data ? JSON.parse(data[1]) : {};
-    return { status: response.status, challenge: response.headers.get('www-authenticate'), ...json };
-  }
+  const post = (token: string | undefined, body: object, headers: Record<string, string> = {}) =>
+    postRpc(resource, token, body, headers);
+  const session = (token: string) => legacySessionOf(resource, token);
 
-  /** A 2025-11-25 session of the token's holder: its requests, numbered. */
-  async function session(token: string) {
-    const initialize = await fetch(resource, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${token}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
-    expect(initialize.status).toBe(200);
-    await initialize.arrayBuffer();
-    const headers = {
-      'mcp-session-id': initialize.headers.get('mcp-session-id')!,
-      'mcp-protocol-version': '2025-11-25',
-    };
-    await post(token, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
-    let id = 1;
-    return (method: string, params: object = {}) => post(token, { jsonrpc: '2.0', id: id++, method, params }, headers);
-  }
-
-  const toolNames = (answer: Answer) =>
+  const toolNames = (answer: RpcAnswer) =>
     ((answer.result?.tools ?? []) as Array<{ name: string }>).map((tool) => tool.name).sort();
 
   /** Authorization code with PKCE as the pre-registered public client, through the login page; the token set. */
@@ -208,7 +108,7 @@ describe('npm run start:oauth: the demo behind OAuth, with its development autho
       code_challenge_method: 'S256',
       resource,
     }).toString();
-    const callback = await browse(issuer, authorization);
+    const callback = await browseAuthorization(issuer, authorization, DEMO_USER);
     expect(`${callback.origin}${callback.pathname}`).toBe(INSPECTOR_CALLBACK);
     expect(callback.searchParams.get('state')).toBe(state);
     expect(callback.searchParams.get('iss')).toBe(issuer);
@@ -302,7 +202,7 @@ describe('npm run start:oauth: the demo behind OAuth, with its development autho
 
   it('an SDK client that registers itself, as the Inspector does: discovery, registration, sign-in, every tool', async () => {
     const oauth = new TestOAuthClientProvider({
-      browse: (url) => browse(issuer, url),
+      browse: (url) => browseAuthorization(issuer, url, DEMO_USER),
       redirectUrl: INSPECTOR_CALLBACK,
     });
     const first = new StreamableHTTPClientTransport(new URL(resource), { authProvider: oauth });

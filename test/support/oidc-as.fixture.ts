@@ -171,26 +171,11 @@ export async function startAuthServer(options: AuthServerOptions, timeoutMs = 15
     return (await answer(response)) as unknown as TokenSet;
   }
 
-  async function browse(authorizationUrl: URL | string, login: Login = {}): Promise<URL> {
-    const jar = new CookieJar();
-    const form = new URLSearchParams({ login: login.user ?? firstUser, password: login.password ?? firstPassword });
-    let next = new URL(authorizationUrl);
-    for (let hop = 0; hop < 12; hop++) {
-      if (next.origin !== issuer) return next;
-      let response = await jar.fetch(next);
-      if (response.status === 200 && next.pathname.startsWith('/interaction/')) {
-        await response.text();
-        response = await jar.fetch(next, { method: 'POST', headers: { 'content-type': FORM }, body: form });
-      }
-      const location = response.headers.get('location');
-      if (response.status < 300 || response.status > 399 || !location) {
-        const page = (await response.text()).replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
-        throw new Error(`The authorization server answered ${response.status} at ${next.pathname}: ${page.trim()}`);
-      }
-      await response.arrayBuffer();
-      next = new URL(location, next);
-    }
-    throw new Error('The authorization server redirected too many times');
+  function browse(authorizationUrl: URL | string, login: Login = {}): Promise<URL> {
+    return browseAuthorization(issuer, authorizationUrl, {
+      user: login.user ?? firstUser,
+      password: login.password ?? firstPassword,
+    });
   }
 
   return {
@@ -282,6 +267,37 @@ export async function startAuthServer(options: AuthServerOptions, timeoutMs = 15
     },
     stop,
   };
+}
+
+/**
+ * Opens an authorization URL of the development authorization server at `issuer` as a browser would, signing in as
+ * `login` at its login page (consent is approved at once), and returns the URL it redirects to off its own origin (the
+ * redirect URI with `code`, `state`, `iss`, or `error`), without visiting it.
+ */
+export async function browseAuthorization(
+  issuer: string,
+  authorizationUrl: URL | string,
+  login: Required<Login>,
+): Promise<URL> {
+  const jar = new CookieJar();
+  const form = new URLSearchParams({ login: login.user, password: login.password });
+  let next = new URL(authorizationUrl);
+  for (let hop = 0; hop < 12; hop++) {
+    if (next.origin !== issuer) return next;
+    let response = await jar.fetch(next);
+    if (response.status === 200 && next.pathname.startsWith('/interaction/')) {
+      await response.text();
+      response = await jar.fetch(next, { method: 'POST', headers: { 'content-type': FORM }, body: form });
+    }
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status > 399 || !location) {
+      const page = (await response.text()).replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ');
+      throw new Error(`The authorization server answered ${response.status} at ${next.pathname}: ${page.trim()}`);
+    }
+    await response.arrayBuffer();
+    next = new URL(location, next);
+  }
+  throw new Error('The authorization server redirected too many times');
 }
 
 // RFC 6749 §2.3.1: the client id and secret are form-encoded before they are joined.

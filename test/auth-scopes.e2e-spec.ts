@@ -335,3 +335,40 @@ describe('@McpScopes without an authorization context', () => {
     }
   });
 });
+
+describe('auth through McpModule.forRootAsync', () => {
+  it('takes auth from the factory: metadata with the declared scopes, 401 without a token, 403 without a scope', async () => {
+    const port = await freePort();
+    const resource = `http://127.0.0.1:${port}/mcp`;
+    @Module({
+      imports: [
+        McpModule.forRootAsync({
+          useFactory: async () => ({
+            name: 'async-notes',
+            version: '1',
+            auth: {
+              resource,
+              authorizationServers: ['https://idp.example.com'],
+              token: { type: 'custom' as const, verify: (token: string) => TOKENS[token] },
+            },
+          }),
+        }),
+      ],
+      providers: [NoteTools, OpenTools],
+    })
+    class AsyncModule {}
+    const app = await createHttpApp(AsyncModule, 'express');
+    await app.listen(port, '127.0.0.1');
+    try {
+      const metadata = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`);
+      expect(await metadata.json()).toMatchObject({ resource, scopes_supported: ['notes:read', 'notes:write'] });
+      const anonymous = await postRpc(resource, undefined, { jsonrpc: '2.0', id: 1, method: 'ping' });
+      expect(anonymous.status).toBe(401);
+      expect(anonymous.challenge).toContain('resource_metadata=');
+      const reader = await legacySessionOf(resource, 'reader');
+      expect((await reader('tools/call', { name: 'add_note', arguments: {} })).status).toBe(403);
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -20,7 +20,8 @@ import type { McpAuthInfo } from './mcp-auth-info.interface';
  * `data.requiredScopes`.
  *
  * Scopes granted imply those `auth.impliedScopes` says they do. A request without an authorization context is
- * unrestricted over stdio and in memory (the process boundary is the trust there) and holds no scope over HTTP.
+ * unrestricted over stdio and in memory, a transport of the app's included (the process boundary is the trust
+ * there), and holds no scope over HTTP.
  */
 @Injectable()
 export class McpScopePolicy {

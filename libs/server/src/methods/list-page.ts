@@ -16,7 +16,7 @@ interface Listable {
   scopes: readonly string[];
 }
 
-/** Who may see a scoped entry: the server's `McpScopesGuard`. */
+/** Who may see a scoped entry: the server's `McpScopePolicy`. */
 interface ScopeCheck {
   allows(required: readonly string[], ctx: McpRequestContext): boolean;
 }

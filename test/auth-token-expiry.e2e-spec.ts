@@ -4,7 +4,7 @@
 import { INestApplication, Injectable, Module } from '@nestjs/common';
 import { McpAuthInfo, McpModule, McpTool } from '@conduit-mcp/server';
 import { createHttpApp } from './support/http-adapters';
-import { legacySessionOf } from './support/bearer-rpc';
+import { initializeSession, legacySessionOf } from './support/bearer-rpc';
 
 @Injectable()
 class PingTools {
@@ -75,27 +75,8 @@ describe('streams end when their token expires', () => {
       },
     });
 
-  async function sessionId(token: string): Promise<string> {
-    const response = await fetch(`${base}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${token}`,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
-    await response.arrayBuffer();
-    return response.headers.get('mcp-session-id')!;
-  }
-
   it('ends a legacy GET stream at the expiry of its token, not before; a long-lived token keeps it open', async () => {
-    const session = await sessionId('long');
+    const session = await initializeSession(`${base}/mcp`, 'long');
     const short = await streamLife(getStream(session, 'short'), 6_000);
     expect(short).not.toBe('open');
     expect(short).toBeGreaterThanOrEqual(1_000);

@@ -32,11 +32,8 @@ export async function postRpc(
   return { status: response.status, challenge: response.headers.get('www-authenticate'), ...json };
 }
 
-/** A 2025-11-25 session of the token's holder (initialized): a function sending its requests, numbered. */
-export async function legacySessionOf(
-  url: string,
-  token: string,
-): Promise<(method: string, params?: object) => Promise<RpcAnswer>> {
+/** Initializes a 2025-11-25 session for the token's holder: its `Mcp-Session-Id`. */
+export async function initializeSession(url: string, token: string): Promise<string> {
   const response = await fetch(url, {
     method: 'POST',
     headers: {
@@ -53,7 +50,15 @@ export async function legacySessionOf(
   });
   await response.arrayBuffer();
   if (response.status !== 200) throw new Error(`initialize answered ${response.status}`);
-  const headers = { 'mcp-session-id': response.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+  return response.headers.get('mcp-session-id')!;
+}
+
+/** A 2025-11-25 session of the token's holder (initialized): a function sending its requests, numbered. */
+export async function legacySessionOf(
+  url: string,
+  token: string,
+): Promise<(method: string, params?: object) => Promise<RpcAnswer>> {
+  const headers = { 'mcp-session-id': await initializeSession(url, token), 'mcp-protocol-version': '2025-11-25' };
   await postRpc(url, token, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
   let id = 1;
   return (method, params = {}) => postRpc(url, token, { jsonrpc: '2.0', id: id++, method, params }, headers);

@@ -1,7 +1,7 @@
 import { Provider } from '@nestjs/common';
 import { McpAuthenticator } from './auth/mcp-authenticator.interface';
 import { McpBearerAuthenticator } from './auth/bearer.authenticator';
-import { resolveAuthOptions, tokenVerifierOf } from './auth/auth-options.resolve';
+import { MCP_RESOLVED_AUTH, ResolvedAuth, resolveAuthOptions, tokenVerifierOf } from './auth/auth-options.resolve';
 import { InMemoryEventBus } from './events/in-memory-event.bus';
 import { McpEventBus } from './events/mcp-event.bus';
 import { McpModuleOptions } from './interfaces/mcp-module-options.interface';
@@ -49,16 +49,22 @@ export const MCP_STATE_PROVIDERS: Provider[] = [
     inject: [MCP_MODULE_OPTIONS],
   },
   {
-    provide: McpAuthenticator,
-    useFactory: (options: McpModuleOptions): McpAuthenticator | null => {
-      if (!options.auth) return httpOf(options).authenticator ?? null;
+    provide: MCP_RESOLVED_AUTH,
+    useFactory: (options: McpModuleOptions): ResolvedAuth | null => {
+      if (!options.auth) return null;
       if (httpOf(options).authenticator)
         throw new Error(`MCP server "${options.name}": auth and http.authenticator exclude each other: keep one`);
       if (options.http === false)
         throw new Error(`MCP server "${options.name}": auth protects the HTTP transports, and http is false`);
-      return new McpBearerAuthenticator(resolveAuthOptions(options.name, options.auth), tokenVerifierOf(options.auth));
+      return resolveAuthOptions(options.name, options.auth);
     },
     inject: [MCP_MODULE_OPTIONS],
+  },
+  {
+    provide: McpAuthenticator,
+    useFactory: (options: McpModuleOptions, auth: ResolvedAuth | null): McpAuthenticator | null =>
+      auth ? new McpBearerAuthenticator(auth, tokenVerifierOf(auth.options)) : (httpOf(options).authenticator ?? null),
+    inject: [MCP_MODULE_OPTIONS, MCP_RESOLVED_AUTH],
   },
   {
     provide: LiveSessions,

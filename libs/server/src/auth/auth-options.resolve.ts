@@ -13,6 +13,12 @@ import {
   McpTokenVerifier,
 } from './mcp-auth-options.interface';
 
+/**
+ * The injection token of the server's resolved `auth` option (null without one): resolved once, at start-up, for the
+ * authenticator, the metadata's routes and the scope rule.
+ */
+export const MCP_RESOLVED_AUTH = Symbol('MCP_RESOLVED_AUTH');
+
 /** The `auth` option, checked, and what follows from it. */
 export interface ResolvedAuth {
   options: McpAuthOptions;

@@ -1,15 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  ErrorCode,
-  ImpliedScopes,
-  McpError,
-  expandScopes,
-  formatBearerChallenge,
-  protectedResourceMetadataUrls,
-} from '@conduit-mcp/core';
+import { ErrorCode, ImpliedScopes, McpError, expandScopes, formatBearerChallenge } from '@conduit-mcp/core';
 import type { TransportFacts } from '../dispatch/transport-facts.interface';
-import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
-import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
+import { MCP_RESOLVED_AUTH, ResolvedAuth } from './auth-options.resolve';
 import type { McpAuthInfo } from './mcp-auth-info.interface';
 
 /**
@@ -29,9 +21,9 @@ export class McpScopePolicy {
   private readonly resourceMetadata: string | undefined;
   private readonly expanded = new WeakMap<McpAuthInfo, ReadonlySet<string>>();
 
-  constructor(@Inject(MCP_MODULE_OPTIONS) options: McpModuleOptions) {
-    this.implied = options.auth?.impliedScopes ?? {};
-    this.resourceMetadata = options.auth && protectedResourceMetadataUrls(options.auth.resource).pathForm;
+  constructor(@Inject(MCP_RESOLVED_AUTH) auth: ResolvedAuth | null) {
+    this.implied = auth?.options.impliedScopes ?? {};
+    this.resourceMetadata = auth?.metadataUrl;
   }
 
   /** Throws the 403 refusal unless the caller holds every scope of `required`. */

@@ -91,7 +91,7 @@ export class McpInvocation {
     this.clientInfo = init.clientInfo;
     this.clientCapabilities = init.clientCapabilities;
     this.logThreshold = init.logThreshold;
-    this.scopes = init.scopes ?? (DEFAULT_SCOPE_POLICY ??= new McpScopePolicy({ name: '', version: '' }));
+    this.scopes = init.scopes ?? (DEFAULT_SCOPE_POLICY ??= new McpScopePolicy(null));
     this.target = undefined;
     this.guardsPassed = false;
     this.promote = undefined;

@@ -16,7 +16,7 @@ import { resolveHttpOptions } from './http-options';
 import { StreamableHttpHandler } from './streamable-http.handler';
 import { ProtectedResourceHandler } from './protected-resource.handler';
 import { McpAuthenticator } from '../../auth/mcp-authenticator.interface';
-import { resolveAuthOptions } from '../../auth/auth-options.resolve';
+import { MCP_RESOLVED_AUTH, ResolvedAuth } from '../../auth/auth-options.resolve';
 import { McpRegistry } from '../../registry/mcp.registry';
 import type { ProtectedResourceMetadata } from '@conduit-mcp/core';
 
@@ -37,6 +37,7 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
     private readonly server: McpServerHost,
     @Inject(EventStore) private readonly eventStore: EventStore,
     @Inject(McpAuthenticator) private readonly authenticator: McpAuthenticator | null,
+    @Inject(MCP_RESOLVED_AUTH) private readonly resolvedAuth: ResolvedAuth | null,
     @Optional() private readonly adapterHost?: HttpAdapterHost,
   ) {}
 
@@ -47,7 +48,7 @@ export class McpHttpBinding implements OnModuleInit, OnApplicationShutdown {
     const http = { ...resolveHttpOptions(this.options.http), authenticator: this.authenticator ?? undefined };
     const streamable = new StreamableHttpHandler(this.server, http, this.eventStore);
     const legacy = http.legacySse ? new LegacySseHandler(this.server, http) : undefined;
-    const auth = this.options.auth ? resolveAuthOptions(this.options.name, this.options.auth) : undefined;
+    const auth = this.resolvedAuth;
     const registry = this.server.registry;
     const metadata =
       auth &&

@@ -6,14 +6,14 @@ module.exports = {
   testRegex: '.*\\.(spec|e2e-spec)\\.ts$',
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],
-    // jose 6 ships ES modules only and Jest runs CommonJS here: it gets jose transpiled (Node itself loads it with
-    // require(esm)).
-    '^.+/node_modules/jose/.+\\.js$': [
+    // jose 6 and oauth4webapi 3 ship ES modules only and Jest runs CommonJS here: they get transpiled (Node itself
+    // loads them with require(esm)).
+    '^.+/node_modules/(jose|oauth4webapi)/.+\\.js$': [
       'ts-jest',
       { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|oauth4webapi)/)'],
   testEnvironment: 'node',
   moduleNameMapper: {
     '^@conduit-mcp/core(|/.*)$': '<rootDir>/libs/core/src$1',

@@ -6,12 +6,12 @@
 //   or name one or more sets (`node scripts/conformance.js 2025-11-25`), or CONFORMANCE_REQUIREMENTS=a,b.
 // Builds the fixture and the client; for each HTTP adapter (Express, then Fastify: HTTP_ADAPTER of the fixture)
 // starts the fixture on a free port, runs the server suite once per set and stops the fixture; then runs the client
-// suite once per set with conformance/client-expected-failures.yml (the auth/* scenarios: client OAuth is not
-// implemented yet). Prints `conformance <set>: N/M scored scenarios passed` and
+// suite once per set. Prints `conformance <set>: N/M scored scenarios passed` and
 // `conformance client <set>: N/M scored scenarios passed` per set, and exits 0 only when every run of the suite exited
-// 0, every scored server scenario passed and every scored client scenario outside auth/* passed. The tasks extension's
-// server scenarios, which the suite runs with 2026-07-28 but never scores, are tracked against
-// conformance/server-expected-failures.yml: an unlisted one failing, or a listed one passing, fails the run.
+// 0 and every scored scenario, server and client, passed. The extension scenarios the suite runs but never scores —
+// the tasks extension's server scenarios, the client's extension authorization grants — are tracked against
+// conformance/server-expected-failures.yml and conformance/client-expected-failures.yml: an unlisted one failing, or
+// a listed one passing, fails the run.
 // Results: results/conformance/<adapter>/<set>/ (server), results/conformance/client/<set>/ (client); fixture logs:
 // results/conformance/server-<adapter>.log.
 'use strict';
@@ -58,7 +58,6 @@ const resultsRoot = path.join(root, 'results', 'conformance');
 const CLIENT_COMMAND = 'npm run --silent conformance:client --'; // the suite appends the scenario server's URL
 const clientBaseline = path.join(root, 'conformance', 'client-expected-failures.yml');
 const serverBaseline = path.join(root, 'conformance', 'server-expected-failures.yml');
-const EXPECTED_CLIENT_FAILURE = /^auth\//; // what the baseline may list: client OAuth is a later issue
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 
@@ -162,19 +161,43 @@ function requiredScenarios(requirements) {
       .map((line) => line.replace(/^\s*-\s*/, '').trim())
       .filter(Boolean);
   };
-  // The tasks extension's server scenarios: run with the set but never scored by the suite; tracked here against
-  // conformance/server-expected-failures.yml until the tasks issue makes them pass.
+  // The extension scenarios (tasks on the server side, authorization grants on the client side): run with the set but
+  // never scored by the suite; tracked here against conformance/{server,client}-expected-failures.yml.
   const neverScored = section('Run and reported, but never scored:');
-  const tracked = neverScored
-    .map((line) => /^(tasks-\S+) \[server\]$/.exec(line)?.[1])
-    .filter((name) => name !== undefined);
-  return { server: section('Server scenarios'), client: section('Client scenarios'), tracked };
+  const extension = (pattern) =>
+    neverScored.map((line) => pattern.exec(line)?.[1]).filter((name) => name !== undefined);
+  return {
+    server: section('Server scenarios'),
+    client: section('Client scenarios'),
+    tracked: extension(/^(tasks-\S+) \[server\]$/),
+    trackedClient: extension(/^(auth\/\S+) \[client\]$/),
+  };
 }
 
-/** The tracked extension scenarios expected to fail today, from conformance/server-expected-failures.yml. */
-function expectedServerFailures() {
-  const text = fs.readFileSync(serverBaseline, 'utf8');
+/** The tracked extension scenarios a baseline (conformance/*-expected-failures.yml) expects to fail today. */
+function expectedFailures(baseline) {
+  const text = fs.readFileSync(baseline, 'utf8');
   return new Set([...text.matchAll(/^\s+-\s+(\S+)\s*$/gm)].map((match) => match[1]));
+}
+
+/**
+ * Of the tracked extension scenarios, those failing outside the baseline and those the baseline lists that pass (a
+ * stale entry, to be removed), as notes; and the passed count.
+ */
+function trackedOutcome(tracked, results, baseline, label, set) {
+  const expected = expectedFailures(baseline);
+  const passed = tracked.filter((name) => results.get(name) === true);
+  const unexpected = tracked.filter((name) => results.get(name) !== true && !expected.has(name));
+  const stale = passed.filter((name) => expected.has(name));
+  const notes = [];
+  if (unexpected.length)
+    notes.push(`failing ${label} scenarios not in the baseline (${set}): ${unexpected.join(', ')}`);
+  if (stale.length)
+    notes.push(`${label} scenarios that pass but the baseline expects to fail (${set}): ${stale.join(', ')}`);
+  const summary = tracked.length
+    ? `; ${label}: ${passed.length}/${tracked.length} passed, ${tracked.length - passed.length} expected failures (${path.relative(root, baseline)})`
+    : '';
+  return { notes, summary, ok: !unexpected.length && !stale.length };
 }
 
 /**
@@ -221,30 +244,22 @@ async function runServerSet(url, requirements, required, adapter, tracked = []) 
   if (failing.length) notes.push(`failing scored scenarios (${set}): ${failing.join(', ')}`);
   if (missing.length) notes.push(`scored scenarios missing from the summary (${set}): ${missing.join(', ')}`);
   if (run.code !== 0) notes.push(`the suite exited with ${run.signal ?? run.code} (${set})`);
-  const baseline = expectedServerFailures();
-  const trackedPassed = tracked.filter((name) => results.get(name) === true);
-  const unexpected = tracked.filter((name) => results.get(name) !== true && !baseline.has(name));
-  const stale = trackedPassed.filter((name) => baseline.has(name));
-  if (unexpected.length)
-    notes.push(`failing tasks extension scenarios not in the baseline (${set}): ${unexpected.join(', ')}`);
-  if (stale.length)
-    notes.push(`tasks extension scenarios that pass but the baseline expects to fail (${set}): ${stale.join(', ')}`);
-  const extension = tracked.length
-    ? `; tasks extension: ${trackedPassed.length}/${tracked.length} passed, ${tracked.length - trackedPassed.length} expected failures (conformance/server-expected-failures.yml)`
-    : '';
+  const extension = trackedOutcome(tracked, results, serverBaseline, 'tasks extension', set);
+  notes.push(...extension.notes);
   return {
     notes,
-    verdict: `conformance ${requirements} (${adapter}): ${passed}/${required.length} scored scenarios passed${extension}`,
-    ok: run.code === 0 && passed === required.length && !unexpected.length && !stale.length,
+    verdict: `conformance ${requirements} (${adapter}): ${passed}/${required.length} scored scenarios passed${extension.summary}`,
+    ok: run.code === 0 && passed === required.length && extension.ok,
   };
 }
 
 /**
- * Runs one requirement set's client scenarios with the conformance client and the expected-failures baseline (the
- * suite then exits 0 only when exactly the listed scenarios fail); resolves with its verdict line and whether every
- * scored scenario outside the baseline's auth/* passed.
+ * Runs one requirement set's client scenarios with the conformance client; resolves with its verdict line and whether
+ * it passed: every scored scenario passed, and of the extension scenarios (authorization grants the suite runs but
+ * never scores) exactly those in conformance/client-expected-failures.yml failed. The suite gets the same file as its
+ * baseline; it judges only the scored scenarios with it, and none of those may be listed.
  */
-async function runClientSet(requirements, required) {
+async function runClientSet(requirements, required, tracked = []) {
   const resultsDir = resultsDirFor('client', requirements);
   console.error(`\nRunning requirement set ${requirements} (${required.length} scored client scenarios)…`);
   const args = [
@@ -263,25 +278,24 @@ async function runClientSet(requirements, required) {
   const results = parseSummary(run.output, '=== SUITE SUMMARY ===');
   const missing = required.filter((name) => !results.has(name));
   const failing = required.filter((name) => results.has(name) && !results.get(name));
-  const unexpected = failing.filter((name) => !EXPECTED_CLIENT_FAILURE.test(name));
-  const expected = failing.filter((name) => EXPECTED_CLIENT_FAILURE.test(name));
   const passed = required.length - missing.length - failing.length;
   const notes = [];
-  if (unexpected.length) notes.push(`failing scored client scenarios (${requirements}): ${unexpected.join(', ')}`);
-  if (expected.length)
-    notes.push(
-      `expected failures, client OAuth not implemented (client ${requirements}): ${expected.length} auth/* scenarios`,
-    );
+  const listed = required.filter((name) => expectedFailures(clientBaseline).has(name));
+  if (listed.length)
+    notes.push(`scored client scenarios listed as expected failures (${requirements}): ${listed.join(', ')}`);
+  if (failing.length) notes.push(`failing scored client scenarios (${requirements}): ${failing.join(', ')}`);
   if (missing.length)
     notes.push(`scored client scenarios missing from the summary (${requirements}): ${missing.join(', ')}`);
   if (run.code !== 0)
     notes.push(
       `the client suite exited with ${run.signal ?? run.code} (${requirements}); see its baseline check above`,
     );
+  const extension = trackedOutcome(tracked, results, clientBaseline, 'client extension', `client ${requirements}`);
+  notes.push(...extension.notes);
   return {
     notes,
-    verdict: `conformance client ${requirements}: ${passed}/${required.length - expected.length} scored non-auth scenarios passed (${expected.length} auth/* expected failures)`,
-    ok: run.code === 0 && !missing.length && !unexpected.length,
+    verdict: `conformance client ${requirements}: ${passed}/${required.length} scored scenarios passed${extension.summary}`,
+    ok: run.code === 0 && passed === required.length && !listed.length && extension.ok,
   };
 }
 
@@ -319,7 +333,7 @@ async function main() {
     await stopServer(); // the client scenarios bring their own servers
   }
   for (const [requirements, required] of scored) {
-    const outcome = await runClientSet(requirements, required.client);
+    const outcome = await runClientSet(requirements, required.client, required.trackedClient);
     if (!outcome) return 1; // interrupted
     outcomes.push(outcome);
   }

@@ -5,6 +5,9 @@ import { RunningServer, startDemoServer } from './support/demo-server';
 import { createHttpApp } from './support/http-adapters';
 import { ScriptedServer, startScriptedServer } from './support/scripted-mcp.server';
 import { tasksModule } from './support/tasks-fixture';
+import { scrubbedEnv } from './support/client-peer.process';
+import { freePort } from './support/http-adapters';
+import { browseAuthorization } from './support/oidc-as.fixture';
 
 const root = join(__dirname, '..');
 const START_APP = join(root, 'scripts', 'start-app.js');
@@ -28,8 +31,15 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
-/** Runs `npm run client -- …` as `node scripts/start-app.js demo-client …`, with stdin not a terminal. */
-function runCli(...args: string[]): Promise<CliRun> {
+/** A CLI run in progress: its end, and each line it writes on stderr meanwhile. */
+interface RunningCli {
+  done: Promise<CliRun>;
+  /** The first stderr line (so far or to come) that matches; rejects when the CLI ends without one. */
+  stderrLine(pattern: RegExp): Promise<RegExpMatchArray>;
+}
+
+/** Starts `npm run client -- …` as `node scripts/start-app.js demo-client …`, with stdin not a terminal. */
+function startCli(...args: string[]): RunningCli {
   // Its own process group, so that a stuck run is stopped with everything it spawned.
   const child = spawn(process.execPath, [START_APP, 'demo-client', ...args], {
     cwd: root,
@@ -42,7 +52,7 @@ function runCli(...args: string[]): Promise<CliRun> {
   child.stdout!.on('data', (chunk) => (stdout += chunk));
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   const timer = setTimeout(() => killGroup(child.pid), CLI_TIMEOUT_MS);
-  return new Promise((resolve, reject) => {
+  const done = new Promise<CliRun>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -50,6 +60,28 @@ function runCli(...args: string[]): Promise<CliRun> {
       resolve({ code, stdout, stderr, group: child.pid! });
     });
   });
+  const stderrLine = (pattern: RegExp) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const look = () => {
+        const found = stderr
+          .split('\n')
+          .slice(0, -1)
+          .map((line) => line.match(pattern))
+          .find(Boolean);
+        if (!found) return false;
+        child.stderr!.off('data', look);
+        resolve(found);
+        return true;
+      };
+      if (look()) return;
+      child.stderr!.on('data', look);
+      void done.then((run) => reject(new Error(`The CLI ended (${run.code}) without ${pattern}: ${run.stderr}`)));
+    });
+  return { done, stderrLine };
+}
+
+function runCli(...args: string[]): Promise<CliRun> {
+  return startCli(...args).done;
 }
 
 /** The JSON the CLI printed: stdout must hold nothing else. */
@@ -195,6 +227,131 @@ describe('demo-client: the command-line client as a child process', () => {
     const run = await runCli(server.url, 'call');
     expect(run).toEqual(expect.objectContaining({ code: 2, stdout: '' }));
     expect(run.stderr).toMatch(/call needs a tool name/);
+  });
+
+  it('refuses the OAuth options with a stdio server, and with --header Authorization (exit 2)', async () => {
+    const stdio = await runCli('--oauth', '--', process.execPath, 'server.js', 'tools');
+    expect(stdio).toEqual(expect.objectContaining({ code: 2, stdout: '' }));
+    expect(stdio.stderr).toMatch(/--oauth, --client-id, --client-secret and --scope are for an HTTP server/);
+    const both = await runCli('--client-id', 'c', '--header', 'Authorization=Bearer tok-xyz', server.url, 'tools');
+    expect(both).toEqual(expect.objectContaining({ code: 2, stdout: '' }));
+    expect(both.stderr).toMatch(/exclude each other/);
+    expect(both.stderr).not.toContain('tok-xyz');
+  });
+
+  describe('--oauth, against the demo behind OAuth (npm run start:oauth) and its development authorization server', () => {
+    const DEMO_USER = { user: 'demo', password: 'demo' };
+    let demo: ChildProcess;
+    let exited: Promise<number | null>;
+    let resource: string;
+    let issuer: string;
+
+    beforeAll(async () => {
+      const port = await freePort();
+      let authPort: number;
+      do authPort = await freePort();
+      while (authPort === port);
+      resource = `http://127.0.0.1:${port}/mcp`;
+      issuer = `http://127.0.0.1:${authPort}`;
+      demo = spawn(process.execPath, [START_APP, 'demo-server', '--oauth'], {
+        cwd: root,
+        env: scrubbedEnv({ PORT: String(port), AUTH_PORT: String(authPort), NO_COLOR: '1' }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
+      exited = new Promise((resolve) => demo.once('exit', (code) => resolve(code)));
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`The demo did not start:\n${output}`)), 60_000);
+        const seen = (chunk: Buffer) => {
+          output += chunk.toString('utf8');
+          if (!output.includes('Development only')) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        demo.stdout!.on('data', seen);
+        demo.stderr!.on('data', seen);
+        void exited.then((code) => {
+          clearTimeout(timer);
+          reject(new Error(`The demo exited (${code}) before it was ready:\n${output}`));
+        });
+      });
+    }, 90_000);
+
+    afterAll(async () => {
+      if (!demo?.pid || demo.exitCode !== null || demo.signalCode !== null) return;
+      const timer = setTimeout(() => killGroup(demo.pid), 5_000);
+      process.kill(demo.pid, 'SIGTERM');
+      await exited;
+      clearTimeout(timer);
+    });
+
+    /** The authorization URL the CLI printed, and the redirect URI (its loopback listener) it names. */
+    async function printedAuthorization(cli: RunningCli): Promise<{ url: URL; redirectUri: URL }> {
+      const [, printed] = await cli.stderrLine(/^Open this URL to authorize: (\S+)$/);
+      const url = new URL(printed);
+      return { url, redirectUri: new URL(url.searchParams.get('redirect_uri')!) };
+    }
+
+    it('prints the authorization URL, gets the redirect on 127.0.0.1, and lists every tool', async () => {
+      const cli = startCli('--oauth', resource, 'tools');
+      const { url, redirectUri } = await printedAuthorization(cli);
+      expect(url.origin).toBe(issuer);
+      expect(redirectUri.href).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+      // A client of its own (dynamic registration), not the demo's pre-registered one; PKCE; the resource named.
+      expect(url.searchParams.get('client_id')).not.toBe('conduit-demo');
+      expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(url.searchParams.get('resource')).toBe(resource);
+
+      const callback = await browseAuthorization(issuer, url, DEMO_USER);
+      expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri.href);
+      const page = await fetch(callback);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('Authorization complete; you can close this window.');
+
+      const tools = answerOf(await cli.done);
+      expect(tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
+        'add_note',
+        'delete_note',
+        'forecast',
+        'reset_notes',
+        'summarize_forecast',
+        'weather_report',
+      ]);
+      // The listener went with the CLI.
+      await expect(fetch(callback)).rejects.toThrow();
+    });
+
+    it('--scope notes:read: asks for that scope only, and the notebook tools that need more are not listed', async () => {
+      const cli = startCli('--scope', 'notes:read', resource, 'tools');
+      const { url } = await printedAuthorization(cli);
+      expect(url.searchParams.get('scope')?.split(' ')).toContain('notes:read');
+      expect(url.searchParams.get('scope')).not.toMatch(/notes:write|admin/);
+      await fetch(await browseAuthorization(issuer, url, DEMO_USER));
+      const tools = answerOf(await cli.done);
+      expect(tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
+        'forecast',
+        'summarize_forecast',
+        'weather_report',
+      ]);
+    });
+
+    it('an authorization the person refuses: one error line, exit 1, nothing on stdout', async () => {
+      // The era pinned: with auto, a failed server/discover probe falls back to initialize, which asks again.
+      const cli = startCli('--era', 'modern', '--oauth', resource, 'tools');
+      const { url, redirectUri } = await printedAuthorization(cli);
+      // What the authorization server sends back when the person says no.
+      redirectUri.search = new URLSearchParams({
+        error: 'access_denied',
+        state: url.searchParams.get('state')!,
+        iss: issuer,
+      }).toString();
+      const page = await fetch(redirectUri);
+      expect(await page.text()).toContain('Authorization not completed');
+      const run = await cli.done;
+      expect(run).toEqual(expect.objectContaining({ code: 1, stdout: '' }));
+      expect(run.stderr.trim().split('\n').at(-1)).toMatch(/^error: .*access_denied/);
+    });
   });
 
   describe('call --task, against a server with task tools', () => {

@@ -1,12 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { McpClientModule } from '@conduit-mcp/client';
+import { McpClientModule, McpOAuthOptions } from '@conduit-mcp/client';
 import { ConformanceScenarios, UNDER_TEST } from './conformance.scenarios';
 import { SchemaDefaultsHandler } from './schema-defaults.handler';
 
 /** The scenario-routing client of the conformance suite, for one server URL at one pinned revision. */
 @Module({})
 export class ConformanceClientModule {
-  static forRoot(options: { url: string; revision: string }): DynamicModule {
+  static forRoot(options: { url: string; revision: string; auth?: McpOAuthOptions }): DynamicModule {
     return {
       module: ConformanceClientModule,
       imports: [
@@ -16,7 +16,7 @@ export class ConformanceClientModule {
           servers: [
             {
               id: UNDER_TEST,
-              transport: { type: 'http', url: options.url },
+              transport: { type: 'http', url: options.url, auth: options.auth },
               era: options.revision,
               connectOnStart: false,
             },

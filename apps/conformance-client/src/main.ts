@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { LATEST_LEGACY_REVISION } from '@conduit-mcp/core';
 import { ConformanceClientModule } from './conformance-client.module';
 import { ConformanceScenarios, ScenarioContext } from './conformance.scenarios';
+import { scenarioAuth } from './scenario-auth';
 import { StderrLogger } from '@conduit-mcp/client';
 
 // The official conformance suite runs `<command> <serverUrl>` once per client scenario, naming it in
@@ -19,9 +20,12 @@ async function main(): Promise<number> {
   }
   const revision = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION || LATEST_LEGACY_REVISION;
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}') as ScenarioContext;
-  const app = await NestFactory.createApplicationContext(ConformanceClientModule.forRoot({ url, revision }), {
-    logger: new StderrLogger({ logLevels: ['log', 'warn', 'error'], colors: process.stderr.isTTY === true }),
-  });
+  const app = await NestFactory.createApplicationContext(
+    ConformanceClientModule.forRoot({ url, revision, auth: scenarioAuth(scenario, context) }),
+    {
+      logger: new StderrLogger({ logLevels: ['log', 'warn', 'error'], colors: process.stderr.isTTY === true }),
+    },
+  );
   try {
     await app.get(ConformanceScenarios).run(scenario, context);
     return 0;

@@ -1,5 +1,16 @@
-/** Where the server is: a Streamable HTTP URL (and headers to send it), or a command that serves MCP over stdio. */
-export type CliTarget = { url: string; headers: Record<string, string> } | { command: string; args: string[] };
+/**
+ * Where the server is: a Streamable HTTP URL (the headers to send it, and OAuth when asked for), or a command that
+ * serves MCP over stdio.
+ */
+export type CliTarget =
+  { url: string; headers: Record<string, string>; oauth?: CliOAuth } | { command: string; args: string[] };
+
+/** OAuth 2.1 for an HTTP server (--oauth, --client-id, --client-secret, --scope): what the command line named. */
+export interface CliOAuth {
+  clientId?: string;
+  clientSecret?: string;
+  scope?: string[];
+}
 
 /** What to ask the server. */
 export type CliAction =
@@ -39,7 +50,15 @@ target:
 options:
   --era auto|legacy|modern   protocol era (default auto: server/discover, else initialize)
   --header NAME=VALUE        send this header with every request to an HTTP server (repeatable), e.g.
-                             --header "Authorization=Bearer $TOKEN"
+                             --header "Authorization=Bearer $TOKEN" (not with the OAuth options)
+  --oauth                    sign in with OAuth 2.1 when the HTTP server asks for it: the authorization URL is
+                             printed to stderr, and the browser's redirect comes back to a listener on 127.0.0.1
+                             (the client registers itself dynamically unless --client-id is given)
+  --client-id ID             with OAuth (implies --oauth): a client id registered at the authorization server
+  --client-secret SECRET     with --client-id: the secret of a confidential client (other local users may see a
+                             command line: prefer a public client)
+  --scope A,B                with OAuth (implies --oauth): the scopes to ask for (comma or space separated,
+                             repeatable) instead of the ones the server names
   --sample-with TEXT         answer every sampling request with TEXT (model "cli-fixed"); without it, none is offered
   --task                     with call: run the tool as a task and wait for its end (each change of its status is
                              logged with --verbose)
@@ -50,6 +69,7 @@ Elicitations are asked on the terminal, field by field, when stdin is a terminal
 
 const ACTIONS = new Set(['tools', 'call', 'resources', 'read', 'prompts', 'prompt']);
 const ERAS = new Set(['auto', 'legacy', 'modern']);
+const OAUTH_OPTIONS = '--oauth, --client-id, --client-secret and --scope';
 
 /** Reads the command line (the arguments after the script); undefined when help was asked for. */
 export function parseCliArguments(argv: readonly string[]): CliInvocation | undefined {
@@ -60,6 +80,8 @@ export function parseCliArguments(argv: readonly string[]): CliInvocation | unde
   let target: CliTarget | undefined;
   const words: string[] = [];
   const headers: Record<string, string> = {};
+  const oauth: CliOAuth = {};
+  let oauthAsked = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--help' || arg === '-h') return undefined;
@@ -67,6 +89,10 @@ export function parseCliArguments(argv: readonly string[]): CliInvocation | unde
     else if (arg === '--task') task = true;
     else if (arg === '--era') era = oneOf(valueOf(argv, ++i, '--era'), ERAS, '--era') as CliInvocation['era'];
     else if (arg === '--sample-with') sampleWith = valueOf(argv, ++i, '--sample-with');
+    else if (arg === '--oauth') oauthAsked = true;
+    else if (arg === '--client-id') oauth.clientId = nonEmpty(valueOf(argv, ++i, arg), arg);
+    else if (arg === '--client-secret') oauth.clientSecret = nonEmpty(valueOf(argv, ++i, arg), arg);
+    else if (arg === '--scope') oauth.scope = scopes(valueOf(argv, ++i, arg), oauth.scope);
     else if (arg === '--header') {
       const [name, value] = header(valueOf(argv, ++i, '--header'));
       headers[name] = value;
@@ -82,6 +108,14 @@ export function parseCliArguments(argv: readonly string[]): CliInvocation | unde
   if (!target) throw new UsageError('no server given: a URL, or -- and a command');
   if (!('url' in target) && Object.keys(headers).length)
     throw new UsageError('--header is for an HTTP server; a stdio server gets none');
+  if (oauthAsked || Object.keys(oauth).length) {
+    if (!('url' in target)) throw new UsageError(`${OAUTH_OPTIONS} are for an HTTP server; a stdio server gets none`);
+    if (Object.keys(headers).some((name) => name.toLowerCase() === 'authorization'))
+      throw new UsageError(`--header Authorization=… and ${OAUTH_OPTIONS} exclude each other: choose one`);
+    if (oauth.clientSecret !== undefined && oauth.clientId === undefined)
+      throw new UsageError('--client-secret needs --client-id');
+    target.oauth = oauth;
+  }
   if (task && words[0] !== 'call') throw new UsageError('--task is for call: only a tool call runs as a task');
   return { target, action: actionOf(words, task), era, sampleWith, verbose };
 }
@@ -155,6 +189,18 @@ function header(pair: string): [string, string] {
   const value = pair.slice(at + 1).trim();
   if (/[\r\n\0]/.test(value)) throw new UsageError(`--header ${name}: the value must be one line`);
   return [name, value];
+}
+
+// A repeated --scope adds to the ones before it.
+function scopes(text: string, before: string[] = []): string[] {
+  const list = text.split(/[\s,]+/).filter(Boolean);
+  if (!list.length) throw new UsageError('--scope needs at least one scope');
+  return [...new Set([...before, ...list])];
+}
+
+function nonEmpty(value: string, option: string): string {
+  if (!value.trim()) throw new UsageError(`${option} needs a value`);
+  return value;
 }
 
 function valueOf(argv: readonly string[], index: number, option: string): string {

@@ -1,15 +1,19 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
-import { McpClientModule, McpServerTransportConfig } from '@conduit-mcp/client';
+import { McpClientModule, McpLoopbackRedirect, McpServerTransportConfig } from '@conduit-mcp/client';
 import { CliInvocation } from './cli-arguments';
+import { cliOAuthOptions } from './cli-oauth.options';
 import { CLI_ACTION, CliCommands, TARGET } from './cli.commands';
 import { FixedSamplingHandler, SAMPLE_WITH } from './fixed-sampling.handler';
 import { ServerLogHandler } from './server-log.handler';
 import { TerminalElicitationHandler } from './terminal-elicitation.handler';
 
-/** The command-line client: one server, the handlers the command line asks for, and the action to carry out. */
+/**
+ * The command-line client: one server, the handlers the command line asks for, and the action to carry out.
+ * `redirect` is where an OAuth authorization comes back to: needed when the command line asks for OAuth.
+ */
 @Module({})
 export class DemoClientModule {
-  static forRoot(invocation: CliInvocation): DynamicModule {
+  static forRoot(invocation: CliInvocation, redirect?: McpLoopbackRedirect): DynamicModule {
     const sampling: Provider[] =
       invocation.sampleWith === undefined
         ? []
@@ -21,7 +25,12 @@ export class DemoClientModule {
           name: 'conduit-cli',
           version: '0.1.0',
           servers: [
-            { id: TARGET, transport: transportOf(invocation.target), era: invocation.era, connectOnStart: false },
+            {
+              id: TARGET,
+              transport: transportOf(invocation.target, redirect),
+              era: invocation.era,
+              connectOnStart: false,
+            },
           ],
         }),
       ],
@@ -36,8 +45,20 @@ export class DemoClientModule {
   }
 }
 
-function transportOf(target: CliInvocation['target']): McpServerTransportConfig {
-  if ('url' in target) return { type: 'http', url: target.url, headers: target.headers };
+function transportOf(
+  target: CliInvocation['target'],
+  redirect: McpLoopbackRedirect | undefined,
+): McpServerTransportConfig {
+  if ('url' in target) {
+    if (!target.oauth) return { type: 'http', url: target.url, headers: target.headers };
+    if (!redirect) throw new Error('OAuth was asked for, but no redirect listener is open');
+    return {
+      type: 'http',
+      url: target.url,
+      headers: target.headers,
+      auth: cliOAuthOptions(target.url, target.oauth, redirect),
+    };
+  }
   // Relative paths in the command mean what they meant where `npm run client` was typed.
   return { type: 'stdio', command: target.command, args: target.args, cwd: process.env.INIT_CWD ?? process.cwd() };
 }

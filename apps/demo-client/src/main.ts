@@ -4,7 +4,7 @@ import { CliInvocation, USAGE, UsageError, parseCliArguments } from './cli-argum
 import { CliCommands } from './cli.commands';
 import { DemoClientModule } from './demo-client.module';
 import { terminalJson, terminalLine } from './terminal-text';
-import { McpClientError, StderrLogger } from '@conduit-mcp/client';
+import { McpClientError, McpLoopbackRedirect, StderrLogger } from '@conduit-mcp/client';
 
 // A command-line MCP client: `npm run client -- <url | -- command args…> <action>`. Prints the answer as JSON on
 // stdout and everything else on stderr; exits 0 on an answer, 1 when the server could not be asked, 2 on a bad
@@ -23,18 +23,25 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const logLevels: LogLevel[] = invocation.verbose ? ['log', 'warn', 'error'] : ['warn', 'error'];
-  const app = await NestFactory.createApplicationContext(DemoClientModule.forRoot(invocation), {
-    logger: new StderrLogger({ logLevels, colors: process.stderr.isTTY === true }),
-  });
+  // Open before the client is built: its address is the redirect URI in the client's OAuth options.
+  const { target } = invocation;
+  const redirect = 'url' in target && target.oauth ? await McpLoopbackRedirect.open() : undefined;
   try {
-    const answer = await app.get(CliCommands).run();
-    process.stdout.write(`${terminalJson(answer)}\n`);
-    return 0;
-  } catch (error) {
-    process.stderr.write(`error: ${describe(error)}\n`);
-    return 1;
+    const app = await NestFactory.createApplicationContext(DemoClientModule.forRoot(invocation, redirect), {
+      logger: new StderrLogger({ logLevels, colors: process.stderr.isTTY === true }),
+    });
+    try {
+      const answer = await app.get(CliCommands).run();
+      process.stdout.write(`${terminalJson(answer)}\n`);
+      return 0;
+    } catch (error) {
+      process.stderr.write(`error: ${describe(error)}\n`);
+      return 1;
+    } finally {
+      await app.close();
+    }
   } finally {
-    await app.close();
+    await redirect?.close();
   }
 }
 

@@ -11,6 +11,7 @@ export {
 } from './mcp-client.constants';
 export type {
   McpClientModuleOptions,
+  McpHttpServerConfig,
   McpRateLimit,
   McpServerConfig,
   McpServerTransportConfig,
@@ -58,7 +59,7 @@ export { McpClientError } from './errors/mcp-client.error';
 export type { McpClientErrorKind } from './errors/mcp-client.error';
 export { McpTaskCancelledError, McpTaskFailedError } from './errors/mcp-task.error';
 export { McpClientHealthIndicator } from './health/mcp-client.health';
-export type { ClientSendOptions, ClientTransport } from './transports/client-transport.interface';
+export type { ClientSendOptions, ClientTransport, PausableDeadline } from './transports/client-transport.interface';
 export { createClientTransport } from './transports/client-transport.factory';
 export {
   MessageTooLargeError,
@@ -66,7 +67,19 @@ export {
   ServerUnreachableError,
   SessionExpiredError,
 } from './transports/client-transport.errors';
-export type { HttpSendOptions, HttpServerConfig, McpHttpAuthProvider } from './transports/http-client.session';
+export type {
+  HttpSendOptions,
+  HttpServerConfig,
+  McpHttpAuthProvider,
+  McpHttpRefusal,
+} from './transports/http-client.session';
+export type { McpOAuthOptions } from './auth/mcp-oauth.options';
+export type { McpHttpAuth } from './auth/http-auth.resolver';
+export type { OAuthNetworkOptions } from './auth/guarded.fetch';
+export { MemoryTokenStore } from './auth/mcp-token.store';
+export type { McpRegisteredClient, McpStoredTokens, McpTokenKey, McpTokenStore } from './auth/mcp-token.store';
+export { McpAuthorizationError } from './errors/mcp-authorization.error';
+export { McpLoopbackRedirect } from './auth/loopback-redirect.listener';
 export { StdioClientTransport } from './transports/stdio-client.transport';
 export type { StdioClientConfig, StdioClientOptions } from './transports/stdio-client.transport';
 export { StreamableHttpClientTransport } from './transports/streamable-http-client.transport';

@@ -25,7 +25,10 @@ export class McpClients implements OnApplicationBootstrap, OnApplicationShutdown
   ) {
     for (const server of options.servers) {
       if (this.clients.has(server.id)) throw new Error(`McpClientModule: two servers with the id "${server.id}"`);
-      this.clients.set(server.id, new McpClient(server, options, responder, createClientTransport));
+      this.clients.set(
+        server.id,
+        new McpClient(server, options, responder, (transport) => createClientTransport(transport, options.name)),
+      );
     }
   }
 

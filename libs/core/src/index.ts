@@ -143,6 +143,8 @@ export { MAX_AUTHORIZATION_LENGTH, parseBearerCredentials } from './auth/bearer-
 export type { BearerCredentials } from './auth/bearer-credentials.parse';
 export { formatBearerChallenge } from './auth/bearer-challenge.format';
 export type { BearerChallenge, BearerChallengeError } from './auth/bearer-challenge.format';
+export { parseBearerChallenge } from './auth/bearer-challenge.parse';
+export { authorizationServerMetadataUrls } from './auth/authorization-server.metadata';
 export { expandScopes, isScopeToken, missingScopes, scopesOfClaim } from './auth/scope.check';
 export type { ImpliedScopes } from './auth/scope.check';
 export {

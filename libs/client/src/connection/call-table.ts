@@ -1,3 +1,4 @@
+import { McpAuthorizationError } from '../errors/mcp-authorization.error';
 import { JsonRpcId, JsonRpcRequest, JsonRpcResponse, sanitizeText } from '@conduit-mcp/core';
 import { McpClientError } from '../errors/mcp-client.error';
 import { rpcErrorMessage } from '../errors/rpc-error.message';
@@ -78,12 +79,17 @@ export class CallTable {
       .send({ jsonrpc: '2.0', id, method, params: withMeta } as JsonRpcRequest, {
         signal: controller?.signal,
         headers: this.envelope.headers(method, withMeta),
+        deadline: controller && call,
       })
       .catch((error: Error) =>
         call.reject(
-          new McpClientError('transport', `Cannot send ${method}: ${error.message}`, undefined, undefined, {
-            cause: error,
-          }),
+          new McpClientError(
+            error instanceof McpAuthorizationError ? 'authorization' : 'transport',
+            `Cannot send ${method}: ${error.message}`,
+            undefined,
+            undefined,
+            { cause: error },
+          ),
         ),
       );
     const settled = call.promise.finally(() => {

@@ -51,6 +51,8 @@ export class EraNegotiator {
       const modern = modernOf(result.supportedVersions);
       if (modern) return this.adoptDiscovery(modern, result);
     } catch (error) {
+      // An authorization that failed fails the connection: initialize would only ask the person again.
+      if (error instanceof McpClientError && error.kind === 'authorization') throw error;
       const modern = modernOf(supportedOf(error));
       if (modern) return this.useModern(modern);
     }

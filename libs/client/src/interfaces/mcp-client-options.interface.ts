@@ -1,5 +1,12 @@
 import type { McpClientCheckChoice, McpClientCheckName } from '../safety/client-check.types';
+import type { McpHttpAuth } from '../auth/http-auth.resolver';
 import type { HttpServerConfig } from '../transports/http-client.session';
+
+/** An HTTP server's config in the module options: `auth` may also be OAuth options (`McpOAuthOptions`). */
+export type McpHttpServerConfig = Omit<HttpServerConfig, 'auth'> & {
+  /** A provider of its own, or OAuth 2.1 (`McpOAuthOptions`): re-authorized on 401/403. */
+  auth?: McpHttpAuth;
+};
 
 /** How to reach one MCP server. */
 export type McpServerTransportConfig =
@@ -11,10 +18,10 @@ export type McpServerTransportConfig =
       env?: Record<string, string>;
       cwd?: string;
     }
-  /** Streamable HTTP: `headers` go with every request; `auth` adds its own, re-authorized once on 401/403. */
-  | ({ type: 'http' } & HttpServerConfig)
+  /** Streamable HTTP: `headers` go with every request; `auth` adds its own, re-authorized on 401/403. */
+  | ({ type: 'http' } & McpHttpServerConfig)
   /** The deprecated HTTP+SSE transport (2024-11-05), configured alike. */
-  | ({ type: 'sse' } & HttpServerConfig);
+  | ({ type: 'sse' } & McpHttpServerConfig);
 
 /** One server the client connects to. */
 export interface McpServerConfig {

@@ -6,6 +6,14 @@ export interface ClientSendOptions {
   signal?: AbortSignal;
   /** Extra HTTP headers for this message (modern era: `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`). */
   headers?: Record<string, string>;
+  /** The request's deadline: paused while the transport authorizes (a person may be signing in). */
+  deadline?: PausableDeadline;
+}
+
+/** A deadline that stops while something outside the server's control runs (nested pauses count). */
+export interface PausableDeadline {
+  pause(): void;
+  resume(): void;
 }
 
 /**

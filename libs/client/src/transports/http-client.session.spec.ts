@@ -57,7 +57,7 @@ describe('HttpClientSession', () => {
     let token = 'old';
     const refusals: unknown[] = [];
     const auth: McpHttpAuthProvider = {
-      headers: () => ({ authorization: `Bearer ${token}` }),
+      headers: (_url, method) => ({ authorization: `Bearer ${token}`, 'x-method': method }),
       unauthorized: (refusal) => {
         refusals.push(refusal);
         token = 'new';
@@ -72,11 +72,20 @@ describe('HttpClientSession', () => {
     const response = await http.send({ method: 'POST', fixed: {}, body: '{"jsonrpc":"2.0"}' });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ ok: true });
-    expect(refusals).toEqual([{ status: 401, challenge: 'Bearer error="invalid_token"', url: new URL(url) }]);
+    expect(refusals).toEqual([
+      {
+        status: 401,
+        challenge: 'Bearer error="invalid_token"',
+        url: new URL(url),
+        sent: { authorization: 'Bearer old', 'x-method': 'POST' },
+        responseHeaders: expect.any(Headers),
+      },
+    ]);
     expect(seen.map((req) => req.headers.authorization)).toEqual(['Bearer old', 'Bearer new']);
+    expect(seen.map((req) => req.headers['x-method'])).toEqual(['POST', 'POST']);
   });
 
-  it('retries once at most, and not at all when the provider declines or has no hook', async () => {
+  it('retries twice at most (a token, then a step-up), and not at all when the provider declines or has no hook', async () => {
     answer = (_req, res) => res.writeHead(403).end();
     let asked = 0;
     const always = new HttpClientSession({
@@ -84,7 +93,7 @@ describe('HttpClientSession', () => {
       auth: { headers: () => undefined, unauthorized: () => (asked++, true) },
     });
     expect((await always.send({ method: 'GET', fixed: {} })).status).toBe(403);
-    expect([asked, seen.length]).toEqual([1, 2]);
+    expect([asked, seen.length]).toEqual([2, 3]);
 
     seen.length = 0;
     const declines = new HttpClientSession({ url, auth: { headers: () => undefined, unauthorized: () => false } });

@@ -1,13 +1,26 @@
+import type { PausableDeadline } from './client-transport.interface';
 import { nodeHttpFetch } from './node-http.fetch';
 import { fetchSameOrigin } from './same-origin.fetch';
 
 /** A value, or a promise of it. */
 type Awaitable<T> = T | Promise<T>;
 
+/** A request the server refused with 401 or 403. */
+export interface McpHttpRefusal {
+  status: 401 | 403;
+  /** The refusal's `WWW-Authenticate`, if any. */
+  challenge: string | undefined;
+  url: URL;
+  /** The headers `headers` gave that request (to tell a refused token from a newer one). */
+  sent: Record<string, string> | undefined;
+  /** The refusal's own headers (a DPoP server's `DPoP-Nonce`). */
+  responseHeaders: Headers;
+}
+
 /**
  * Authorization of the HTTP requests to one server (the OAuth client fills it; any scheme can). `headers` is asked
  * before every request; when the server answers 401 or 403, `unauthorized` may re-authorize (a new token, a wider
- * scope) and ask for one retry of that request.
+ * scope) and ask for a retry of that request, with fresh headers (twice at most: a new token, then a step-up).
  *
  * @example
  * const auth: McpHttpAuthProvider = {
@@ -17,13 +30,16 @@ type Awaitable<T> = T | Promise<T>;
  * McpClientModule.forRoot({ name: 'app', servers: [{ id: 'api', transport: { type: 'http', url, auth } }] });
  */
 export interface McpHttpAuthProvider {
-  /** Headers for one request to `url` (e.g. `Authorization`); they win over the configured ones. */
-  headers(url: URL): Awaitable<Record<string, string> | undefined>;
   /**
-   * The server refused a request with 401 or 403 (`challenge`: its `WWW-Authenticate`, if any). Resolve true to send
-   * that request once more, with fresh `headers`; false (or absent) hands the refusal to the caller.
+   * Headers for one request (`method`) to `url` (e.g. `Authorization`, a DPoP proof); they win over the configured
+   * ones.
    */
-  unauthorized?(refusal: { status: 401 | 403; challenge: string | undefined; url: URL }): Awaitable<boolean>;
+  headers(url: URL, method: string): Awaitable<Record<string, string> | undefined>;
+  /**
+   * The server refused a request with 401 or 403. Resolve true to send that request once more, with fresh `headers`;
+   * false (or absent) hands the refusal to the caller; a rejection fails the request with its error.
+   */
+  unauthorized?(refusal: McpHttpRefusal): Awaitable<boolean>;
 }
 
 /** Where an HTTP server is, and what every request to it carries (both HTTP transports' config). */
@@ -31,7 +47,7 @@ export interface HttpServerConfig {
   url: string;
   /** Sent with every request (e.g. a fixed `Authorization`). */
   headers?: Record<string, string>;
-  /** Authorization per request, re-authorized once on 401/403. */
+  /** Authorization per request, re-authorized on 401/403. */
   auth?: McpHttpAuthProvider;
 }
 
@@ -54,14 +70,18 @@ export interface HttpClientRequest {
   fixed: Record<string, string>;
   body?: string;
   signal?: AbortSignal;
+  /** Paused while `unauthorized` re-authorizes. */
+  deadline?: PausableDeadline;
 }
 
 const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** Re-authorizations of one request: a token, then a wider scope. */
+const MAX_AUTHORIZATION_RETRIES = 2;
 
 /**
  * What the two HTTP transports share about one server: where it is, how requests are sent (the fetch, redirects
  * kept within its origin, the size limit), which headers go with them (configured, then `MCP-Protocol-Version`,
- * then the authorization's, the transport's, the message's and the request kind's), one re-authorization and retry
+ * then the authorization's, the transport's, the message's and the request kind's), re-authorization and retries
  * on 401/403, and network failures that name the server and their cause.
  */
 export class HttpClientSession {
@@ -94,17 +114,28 @@ export class HttpClientSession {
   }
 
   private async sendAuthorized(request: HttpClientRequest, target: URL, auth: McpHttpAuthProvider): Promise<Response> {
-    let response = await this.fetchOnce(request, target, await auth.headers(target));
-    if ((response.status === 401 || response.status === 403) && auth.unauthorized) {
-      const retry = await auth.unauthorized({
-        status: response.status,
-        challenge: response.headers.get('www-authenticate') ?? undefined,
-        url: target,
-      });
-      if (retry) {
-        void response.body?.cancel().catch(() => undefined);
-        response = await this.fetchOnce(request, target, await auth.headers(target));
+    let sent = await auth.headers(target, request.method);
+    let response = await this.fetchOnce(request, target, sent);
+    for (let retries = 0; retries < MAX_AUTHORIZATION_RETRIES; retries++) {
+      if ((response.status !== 401 && response.status !== 403) || !auth.unauthorized) break;
+      const refusal = response;
+      request.deadline?.pause();
+      let retry: boolean;
+      try {
+        retry = await auth.unauthorized({
+          status: refusal.status as 401 | 403,
+          challenge: refusal.headers.get('www-authenticate') ?? undefined,
+          url: target,
+          sent,
+          responseHeaders: refusal.headers,
+        });
+      } finally {
+        request.deadline?.resume();
       }
+      if (!retry) break;
+      void refusal.body?.cancel().catch(() => undefined);
+      sent = await auth.headers(target, request.method);
+      response = await this.fetchOnce(request, target, sent);
     }
     return response;
   }

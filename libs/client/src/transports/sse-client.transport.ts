@@ -82,6 +82,7 @@ export class SseClientTransport implements ClientTransport {
         fixed: { 'Content-Type': 'application/json' },
         body: JSON.stringify(message),
         signal,
+        deadline: options.deadline,
       },
       this.endpoint,
     );

@@ -108,6 +108,7 @@ export class StreamableHttpClientTransport implements ClientTransport {
         fixed: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
         body: JSON.stringify(message),
         signal: exchange.signal,
+        deadline: options.deadline,
       });
       this.adoptSession(response);
       if (!response.ok) {

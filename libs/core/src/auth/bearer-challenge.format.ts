@@ -1,7 +1,8 @@
 import { isScopeToken } from './scope.check';
 
-/** The errors of a bearer-token challenge (RFC 6750 §3.1). */
-export type BearerChallengeError = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
+/** The errors of a bearer-token challenge (RFC 6750 §3.1), and those a DPoP challenge adds (RFC 9449 §7.1, §9). */
+export type BearerChallengeError =
+  'invalid_request' | 'invalid_token' | 'insufficient_scope' | 'invalid_dpop_proof' | 'use_dpop_nonce';
 
 /** The parameters of a `WWW-Authenticate: Bearer …` challenge (RFC 6750 §3, RFC 9728 §5.1). */
 export interface BearerChallenge {

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, readBoundedResponse } from '@conduit-mcp/core';
+import { ErrorCode, McpError, authorizationServerMetadataUrls, readBoundedResponse } from '@conduit-mcp/core';
 
 /** The largest metadata document read; an authorization server's is a few kilobytes. */
 const MAX_METADATA_BYTES = 64 * 1024;
@@ -9,8 +9,7 @@ export type IssuerEndpoint = 'jwks_uri' | 'introspection_endpoint';
 
 /**
  * An authorization server's metadata, as far as a resource server needs it (its `jwks_uri`, its
- * `introspection_endpoint`): RFC 8414's well-known URL first (the well-known path inserted before the issuer's path),
- * then OpenID Connect discovery's (appended). A document must name the issuer it was asked for (RFC 8414 §3.3); reads
+ * `introspection_endpoint`), from the well-known URLs in the order clients try them (`authorizationServerMetadataUrls`). A document must name the issuer it was asked for (RFC 8414 §3.3); reads
  * are bounded in time and size, redirects refused. A failure is thrown.
  */
 export class IssuerMetadata {
@@ -20,7 +19,7 @@ export class IssuerMetadata {
 
   async endpointOf(issuer: string, field: IssuerEndpoint): Promise<string> {
     const failures: string[] = [];
-    for (const url of metadataUrls(issuer)) {
+    for (const url of authorizationServerMetadataUrls(issuer)) {
       try {
         const document = await fetchJson(url);
         if (document.issuer !== issuer) {
@@ -39,15 +38,6 @@ export class IssuerMetadata {
     }
     throw new McpError(ErrorCode.InternalError, `No usable metadata for the issuer ${issuer} (${failures.join('; ')})`);
   }
-}
-
-function metadataUrls(issuer: string): string[] {
-  const url = new URL(issuer);
-  const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
-  return [
-    `${url.origin}/.well-known/oauth-authorization-server${path}`,
-    `${url.origin}${path}/.well-known/openid-configuration`,
-  ];
 }
 
 async function fetchJson(url: string): Promise<Record<string, unknown>> {

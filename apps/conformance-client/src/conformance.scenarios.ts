@@ -19,6 +19,10 @@ export interface ScenarioContext {
   signing_algorithm?: string;
   /** A workload's JWT for the jwt-bearer grant. */
   valid_jwt?: string;
+  /** Enterprise-managed authorization: the identity provider, this client's id there, the person's ID token. */
+  idp_token_endpoint?: string;
+  idp_client_id?: string;
+  idp_id_token?: string;
 }
 
 type Scenario = (context: ScenarioContext) => Promise<unknown>;

@@ -24,6 +24,14 @@ export function scenarioAuth(scenario: string, context: ScenarioContext): McpOAu
   };
   if (CLIENT_CREDENTIALS.has(scenario)) options.grant = 'client_credentials';
   if (scenario === 'auth/dpop' || scenario === 'auth/dpop-nonce') options.dpop = true;
+  if (scenario === 'auth/enterprise-managed-authorization' && context.idp_token_endpoint && context.idp_id_token) {
+    options.grant = 'jwt_bearer';
+    options.enterprise = {
+      tokenEndpoint: context.idp_token_endpoint,
+      clientId: context.idp_client_id ?? '',
+      subjectToken: context.idp_id_token,
+    };
+  }
   if (scenario === 'auth/wif-jwt-bearer') {
     options.grant = 'jwt_bearer';
     options.assertion = context.valid_jwt;

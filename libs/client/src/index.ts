@@ -73,7 +73,7 @@ export type {
   McpHttpAuthProvider,
   McpHttpRefusal,
 } from './transports/http-client.session';
-export type { McpOAuthOptions } from './auth/mcp-oauth.options';
+export type { McpEnterpriseIdentity, McpOAuthOptions } from './auth/mcp-oauth.options';
 export type { McpHttpAuth } from './auth/http-auth.resolver';
 export type { OAuthNetworkOptions } from './auth/guarded.fetch';
 export { MemoryTokenStore } from './auth/mcp-token.store';

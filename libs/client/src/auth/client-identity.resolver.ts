@@ -135,7 +135,7 @@ function secretAuthentication(supported: readonly string[], secret: string, exch
  * stay as they are. oauth4webapi's own encodes them too, which a server that does not decode (many do not) reads as
  * another client id.
  */
-function clientSecretBasic(secret: string): ClientAuth {
+export function clientSecretBasic(secret: string): ClientAuth {
   return (_as, client, _body, headers) => {
     const credentials = `${formEncode(client.client_id)}:${formEncode(secret)}`;
     headers.set('authorization', `Basic ${Buffer.from(credentials).toString('base64')}`);

@@ -18,6 +18,19 @@ import type { McpTokenStore } from './mcp-token.store';
  *   } } }],
  * });
  */
+/** The enterprise identity provider of enterprise-managed authorization, and what the person signed in with. */
+export interface McpEnterpriseIdentity {
+  /** The identity provider's token endpoint (RFC 8693 token exchange). */
+  tokenEndpoint: string;
+  /** This client's id at the identity provider (and `clientSecret`, sent with `client_secret_basic`). */
+  clientId: string;
+  clientSecret?: string;
+  /** The person's identity token (or the identity provider's refresh token); a function is asked each time. */
+  subjectToken: string | (() => string | Promise<string>);
+  /** Default `id_token`. */
+  subjectTokenType?: 'id_token' | 'refresh_token';
+}
+
 export interface McpOAuthOptions extends OAuthNetworkOptions {
   /**
    * `authorization_code` (default): a person signs in. `client_credentials`: the app acts as itself. `jwt_bearer`: the
@@ -26,6 +39,12 @@ export interface McpOAuthOptions extends OAuthNetworkOptions {
   grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
   /** The JWT of the `jwt_bearer` grant; a function is asked for a fresh one for each token request. */
   assertion?: string | (() => string | Promise<string>);
+  /**
+   * Enterprise-managed authorization (SEP-990), with `grant: 'jwt_bearer'` instead of `assertion`: the enterprise
+   * identity provider exchanges the person's identity token for an identity assertion grant (ID-JAG) for the
+   * authorization server and the server, which the client then presents.
+   */
+  enterprise?: McpEnterpriseIdentity;
   /** A pre-registered client id (with `clientSecret` or `privateKey` for a confidential client). */
   clientId?: string;
   clientSecret?: string;

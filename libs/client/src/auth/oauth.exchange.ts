@@ -4,7 +4,7 @@ import { McpAuthorizationError } from '../errors/mcp-authorization.error';
 import { loadOAuth4WebApi, OAuth4WebApi } from './oauth4webapi.loader';
 
 /** What one OAuth step is, for its error message. */
-export type OAuthStep = 'registration' | 'authorization' | 'token request' | 'token refresh';
+export type OAuthStep = 'registration' | 'authorization' | 'token request' | 'token refresh' | 'token exchange';
 
 /**
  * How the OAuth client talks to authorization servers: oauth4webapi, over the SSRF-guarded fetch (plain http allowed

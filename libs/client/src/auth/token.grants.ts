@@ -2,6 +2,7 @@ import type { AuthorizationServer, DPoPHandle, TokenEndpointResponse } from 'oau
 import type { ClientIdentity } from './client-identity.resolver';
 import { McpAuthorizationError } from '../errors/mcp-authorization.error';
 import type { McpOAuthOptions } from './mcp-oauth.options';
+import { identityAssertion } from './identity-assertion.exchange';
 import type { OAuthExchange, OAuthStep } from './oauth.exchange';
 
 const DEFAULT_AUTHORIZATION_TIMEOUT_MS = 5 * 60_000;
@@ -111,15 +112,21 @@ export function clientCredentialsGrant(context: GrantContext, scope: string[]): 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 /**
- * The JWT bearer grant (RFC 7523 §2.1): the configured `assertion` (a workload's identity token) for a token for
- * `resource`. A refusal is final: the error is the authorization server's, and no other grant is tried.
+ * The JWT bearer grant (RFC 7523 §2.1): the configured `assertion` (a workload's identity token), or the identity
+ * assertion grant of enterprise-managed authorization, for a token for `resource`. A refusal is final: the error is the authorization server's, and no other grant is tried.
  */
 export async function jwtBearerGrant(context: GrantContext, scope: string[]): Promise<TokenEndpointResponse> {
   const { as, identity, exchange, resource, options } = context;
   const source = options.assertion;
-  const assertion = typeof source === 'function' ? await source() : source;
+  const assertion = options.enterprise
+    ? await identityAssertion(exchange, { as, resource, scope }, options.enterprise)
+    : typeof source === 'function'
+      ? await source()
+      : source;
   if (typeof assertion !== 'string' || !assertion) {
-    throw new McpAuthorizationError('The jwt_bearer grant needs an assertion (a JWT, or a function giving one)');
+    throw new McpAuthorizationError(
+      'The jwt_bearer grant needs an assertion (a JWT, or a function giving one) or an enterprise identity provider',
+    );
   }
   const parameters: Record<string, string> = { assertion, resource };
   if (scope.length) parameters.scope = scope.join(' ');

@@ -4,10 +4,9 @@
 // authorization code with PKCE (the test's provider plays the browser) → token → calls; step-up after a 403
 // insufficient_scope, as far as each SDK takes it; their client credentials providers; and opaque tokens checked by
 // introspection at that same authorization server.
-import { INestApplication, Injectable, Module } from '@nestjs/common';
+import { INestApplication } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeJwt } from 'jose';
-import { McpArgs, McpCtx, McpModule, McpRequestContext, McpScopes, McpTool } from '@conduit-mcp/server';
 import { Client as Sdk1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError as Sdk1UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ClientCredentialsProvider as Sdk1ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
@@ -23,38 +22,12 @@ import {
   UnauthorizedError as Sdk2UnauthorizedError,
   VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
-import { createHttpApp, freePort, HTTP_MOUNTS } from './support/http-adapters';
+import { freePort, HTTP_MOUNTS } from './support/http-adapters';
+import { startNotesServer } from './support/notes-resource.server';
 import { AuthServerFixture, startAuthServer } from './support/oidc-as.fixture';
 import { TestOAuthClientProvider } from './support/oauth-client.provider';
 
 const MODERN = '2026-07-28';
-
-@Injectable()
-class NoteTools {
-  private readonly notes: string[] = [];
-
-  @McpTool({ name: 'list_notes', description: 'The notes' })
-  @McpScopes('notes:read')
-  list() {
-    return JSON.stringify(this.notes);
-  }
-
-  @McpTool({
-    name: 'add_note',
-    description: 'Adds a note',
-    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  })
-  @McpScopes('notes:write')
-  add(@McpArgs() { text }: { text: string }) {
-    this.notes.push(text);
-    return `added: ${text}`;
-  }
-
-  @McpTool({ name: 'whoami', description: 'Who the token speaks for' })
-  whoami(@McpCtx() ctx: McpRequestContext) {
-    return JSON.stringify(ctx.auth ?? null);
-  }
-}
 
 /** `METHOD URL STATUS` of every request a transport made, MCP and OAuth alike; no header is kept (tokens). */
 class RequestLog {
@@ -98,27 +71,19 @@ describe.each(HTTP_MOUNTS)('the official SDK clients doing OAuth (%s adapter, %s
     base = `http://127.0.0.1:${port}`;
     resource = `${base}/mcp`;
     as = await startAuthServer({ resource });
-    @Module({
-      imports: [
-        McpModule.forRoot({
-          name: 'notes',
-          version: '1.0.0',
-          http: { mount },
-          auth: {
-            resource,
-            authorizationServers: [as.issuer],
-            token: { type: 'jwt' },
-            // The least a client needs to start with (the SDKs ask for what the metadata lists); more comes by
-            // step-up when a call is refused.
-            scopesSupported: ['notes:read'],
-          },
-        }),
-      ],
-      providers: [NoteTools],
-    })
-    class NotesModule {}
-    app = await createHttpApp(NotesModule, adapter);
-    await app.listen(port, '127.0.0.1');
+    app = await startNotesServer({
+      port,
+      adapter,
+      http: { mount },
+      auth: {
+        resource,
+        authorizationServers: [as.issuer],
+        token: { type: 'jwt' },
+        // The least a client needs to start with (the SDKs ask for what the metadata lists); more comes by step-up
+        // when a call is refused.
+        scopesSupported: ['notes:read'],
+      },
+    });
   });
 
   afterEach(async () => {
@@ -456,28 +421,19 @@ describe('opaque tokens of a real authorization server, by introspection (expres
     const port = await freePort();
     resource = `http://127.0.0.1:${port}/mcp`;
     as = await startAuthServer({ resource, format: 'opaque' });
-    @Module({
-      imports: [
-        McpModule.forRoot({
-          name: 'notes',
-          version: '1.0.0',
-          auth: {
-            resource,
-            authorizationServers: [as.issuer],
-            token: {
-              type: 'introspection',
-              clientId: as.introspectionClient.clientId,
-              clientSecret: as.introspectionClient.clientSecret,
-              cacheTtlMs: CACHE_TTL_MS,
-            },
-          },
-        }),
-      ],
-      providers: [NoteTools],
-    })
-    class OpaqueModule {}
-    app = await createHttpApp(OpaqueModule, 'express');
-    await app.listen(port, '127.0.0.1');
+    app = await startNotesServer({
+      port,
+      auth: {
+        resource,
+        authorizationServers: [as.issuer],
+        token: {
+          type: 'introspection',
+          clientId: as.introspectionClient.clientId,
+          clientSecret: as.introspectionClient.clientSecret,
+          cacheTtlMs: CACHE_TTL_MS,
+        },
+      },
+    });
   });
 
   afterEach(async () => {

@@ -4,7 +4,7 @@
 // browser); a 403 insufficient_scope to a second authorization for the union of the scopes; a short-lived token to
 // refresh grants rather than logins. Every request the client sends is logged off node:http's diagnostics channel,
 // without headers or bodies.
-import { INestApplication, Injectable, Module } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { decodeJwt } from 'jose';
@@ -16,9 +16,10 @@ import {
   McpStoredTokens,
   MemoryTokenStore,
 } from '@conduit-mcp/client';
-import { McpArgs, McpCtx, McpModule, McpRequestContext, McpScopes, McpTool } from '@conduit-mcp/server';
+import { McpScopes, McpTool } from '@conduit-mcp/server';
 import { ClientApp, startClientApp } from './support/client-app';
-import { createHttpApp, freePort } from './support/http-adapters';
+import { freePort } from './support/http-adapters';
+import { NoteTools, startNotesServer } from './support/notes-resource.server';
 import { AuthServerFixture, AuthServerOptions, browseAuthorization, startAuthServer } from './support/oidc-as.fixture';
 import { errorOf, textOf } from './support/results';
 
@@ -28,38 +29,14 @@ const ERAS = [
   ['modern', '2026-07-28'],
 ] as const;
 
+/** The notes, and a tool no token can ever carry the scope of: the authorization server does not know it. */
 @Injectable()
-class NoteTools {
-  private readonly notes: string[] = [];
-
-  @McpTool({ name: 'list_notes', description: 'The notes' })
-  @McpScopes('notes:read')
-  list() {
-    return JSON.stringify(this.notes);
-  }
-
-  @McpTool({
-    name: 'add_note',
-    description: 'Adds a note',
-    input: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  })
-  @McpScopes('notes:write')
-  add(@McpArgs() { text }: { text: string }) {
-    this.notes.push(text);
-    return `added: ${text}`;
-  }
-
-  // The authorization server does not know this scope: no token can ever carry it.
+class PurgeableNoteTools extends NoteTools {
   @McpTool({ name: 'purge', description: 'Removes every note' })
   @McpScopes('notes:purge')
   purge() {
     this.notes.length = 0;
     return 'purged';
-  }
-
-  @McpTool({ name: 'whoami', description: 'Who the token speaks for' })
-  whoami(@McpCtx() ctx: McpRequestContext) {
-    return JSON.stringify(ctx.auth ?? null);
   }
 }
 
@@ -139,26 +116,18 @@ describe.each(ERAS)('McpClient doing OAuth against oidc-provider and a Conduit s
     const as = await startAuthServer({ resource, scopes: ['notes:read', 'notes:write'], ...asOptions });
     running.push(() => as.stop());
 
-    @Module({
-      imports: [
-        McpModule.forRoot({
-          name: 'notes',
-          version: '1.0.0',
-          auth: {
-            resource,
-            authorizationServers: [as.issuer],
-            token: { type: 'jwt' },
-            // What a client asks for first; notes:write comes by step-up when a call is refused.
-            scopesSupported: ['notes:read'],
-          },
-        }),
-      ],
-      providers: [NoteTools],
-    })
-    class NotesModule {}
-    const server: INestApplication = await createHttpApp(NotesModule, 'express');
+    const server = await startNotesServer({
+      port,
+      tools: PurgeableNoteTools,
+      auth: {
+        resource,
+        authorizationServers: [as.issuer],
+        token: { type: 'jwt' },
+        // What a client asks for first; notes:write comes by step-up when a call is refused.
+        scopesSupported: ['notes:read'],
+      },
+    });
     running.push(() => server.close());
-    await server.listen(port, '127.0.0.1');
 
     const log = new WireLog();
     running.push(() => log.close());

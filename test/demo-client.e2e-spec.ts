@@ -5,9 +5,8 @@ import { RunningServer, startDemoServer } from './support/demo-server';
 import { createHttpApp } from './support/http-adapters';
 import { ScriptedServer, startScriptedServer } from './support/scripted-mcp.server';
 import { tasksModule } from './support/tasks-fixture';
-import { scrubbedEnv } from './support/client-peer.process';
-import { freePort } from './support/http-adapters';
 import { browseAuthorization } from './support/oidc-as.fixture';
+import { OAUTH_DEMO_TOOLS, useOAuthDemo } from './support/oauth-demo.process';
 
 const root = join(__dirname, '..');
 const START_APP = join(root, 'scripts', 'start-app.js');
@@ -241,50 +240,7 @@ describe('demo-client: the command-line client as a child process', () => {
 
   describe('--oauth, against the demo behind OAuth (npm run start:oauth) and its development authorization server', () => {
     const DEMO_USER = { user: 'demo', password: 'demo' };
-    let demo: ChildProcess;
-    let exited: Promise<number | null>;
-    let resource: string;
-    let issuer: string;
-
-    beforeAll(async () => {
-      const port = await freePort();
-      let authPort: number;
-      do authPort = await freePort();
-      while (authPort === port);
-      resource = `http://127.0.0.1:${port}/mcp`;
-      issuer = `http://127.0.0.1:${authPort}`;
-      demo = spawn(process.execPath, [START_APP, 'demo-server', '--oauth'], {
-        cwd: root,
-        env: scrubbedEnv({ PORT: String(port), AUTH_PORT: String(authPort), NO_COLOR: '1' }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-        detached: true,
-      });
-      exited = new Promise((resolve) => demo.once('exit', (code) => resolve(code)));
-      let output = '';
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`The demo did not start:\n${output}`)), 60_000);
-        const seen = (chunk: Buffer) => {
-          output += chunk.toString('utf8');
-          if (!output.includes('Development only')) return;
-          clearTimeout(timer);
-          resolve();
-        };
-        demo.stdout!.on('data', seen);
-        demo.stderr!.on('data', seen);
-        void exited.then((code) => {
-          clearTimeout(timer);
-          reject(new Error(`The demo exited (${code}) before it was ready:\n${output}`));
-        });
-      });
-    }, 90_000);
-
-    afterAll(async () => {
-      if (!demo?.pid || demo.exitCode !== null || demo.signalCode !== null) return;
-      const timer = setTimeout(() => killGroup(demo.pid), 5_000);
-      process.kill(demo.pid, 'SIGTERM');
-      await exited;
-      clearTimeout(timer);
-    });
+    const demo = useOAuthDemo(60_000, 90_000);
 
     /** The authorization URL the CLI printed, and the redirect URI (its loopback listener) it names. */
     async function printedAuthorization(cli: RunningCli): Promise<{ url: URL; redirectUri: URL }> {
@@ -294,40 +250,33 @@ describe('demo-client: the command-line client as a child process', () => {
     }
 
     it('prints the authorization URL, gets the redirect on 127.0.0.1, and lists every tool', async () => {
-      const cli = startCli('--oauth', resource, 'tools');
+      const cli = startCli('--oauth', demo.resource, 'tools');
       const { url, redirectUri } = await printedAuthorization(cli);
-      expect(url.origin).toBe(issuer);
+      expect(url.origin).toBe(demo.issuer);
       expect(redirectUri.href).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
       // A client of its own (dynamic registration), not the demo's pre-registered one; PKCE; the resource named.
       expect(url.searchParams.get('client_id')).not.toBe('conduit-demo');
       expect(url.searchParams.get('code_challenge_method')).toBe('S256');
-      expect(url.searchParams.get('resource')).toBe(resource);
+      expect(url.searchParams.get('resource')).toBe(demo.resource);
 
-      const callback = await browseAuthorization(issuer, url, DEMO_USER);
+      const callback = await browseAuthorization(demo.issuer, url, DEMO_USER);
       expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri.href);
       const page = await fetch(callback);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('Authorization complete; you can close this window.');
 
       const tools = answerOf(await cli.done);
-      expect(tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
-        'add_note',
-        'delete_note',
-        'forecast',
-        'reset_notes',
-        'summarize_forecast',
-        'weather_report',
-      ]);
+      expect(tools.map((tool: { name: string }) => tool.name).sort()).toEqual(OAUTH_DEMO_TOOLS);
       // The listener went with the CLI.
       await expect(fetch(callback)).rejects.toThrow();
     });
 
     it('--scope notes:read: asks for that scope only, and the notebook tools that need more are not listed', async () => {
-      const cli = startCli('--scope', 'notes:read', resource, 'tools');
+      const cli = startCli('--scope', 'notes:read', demo.resource, 'tools');
       const { url } = await printedAuthorization(cli);
       expect(url.searchParams.get('scope')?.split(' ')).toContain('notes:read');
       expect(url.searchParams.get('scope')).not.toMatch(/notes:write|admin/);
-      await fetch(await browseAuthorization(issuer, url, DEMO_USER));
+      await fetch(await browseAuthorization(demo.issuer, url, DEMO_USER));
       const tools = answerOf(await cli.done);
       expect(tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
         'forecast',
@@ -338,13 +287,13 @@ describe('demo-client: the command-line client as a child process', () => {
 
     it('an authorization the person refuses: one error line, exit 1, nothing on stdout', async () => {
       // The era pinned: with auto, a failed server/discover probe falls back to initialize, which asks again.
-      const cli = startCli('--era', 'modern', '--oauth', resource, 'tools');
+      const cli = startCli('--era', 'modern', '--oauth', demo.resource, 'tools');
       const { url, redirectUri } = await printedAuthorization(cli);
       // What the authorization server sends back when the person says no.
       redirectUri.search = new URLSearchParams({
         error: 'access_denied',
         state: url.searchParams.get('state')!,
-        iss: issuer,
+        iss: demo.issuer,
       }).toString();
       const page = await fetch(redirectUri);
       expect(await page.text()).toContain('Authorization not completed');

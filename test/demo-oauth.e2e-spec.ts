@@ -2,26 +2,20 @@
 // development authorization server, driven from here as a browser and an MCP client would drive them: the 401 and
 // its metadata, the login page (demo/demo) with the pre-registered public client and PKCE, tokens whose scopes decide
 // what is listed and what may be called, a client that registers itself as the MCP Inspector does, and a clean exit.
-import { ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { RpcAnswer, legacySessionOf, postRpc } from './support/bearer-rpc';
-import { scrubbedEnv } from './support/client-peer.process';
 import { TestOAuthClientProvider } from './support/oauth-client.provider';
-import { freePort } from './support/http-adapters';
 import { browseAuthorization } from './support/oidc-as.fixture';
+import { OAUTH_DEMO_TOOLS, useOAuthDemo } from './support/oauth-demo.process';
 
-const root = join(__dirname, '..');
-const START = [join(root, 'scripts', 'start-app.js'), 'demo-server', '--oauth'];
 const FORM = 'application/x-www-form-urlencoded';
 const DEMO_USER = { user: 'demo', password: 'demo' };
 const INSPECTOR_CALLBACK = 'http://localhost:6274/oauth/callback';
-const ALL_TOOLS = ['add_note', 'delete_note', 'forecast', 'reset_notes', 'summarize_forecast', 'weather_report'];
 
 /** Whether anything accepts connections on 127.0.0.1:port. */
 function listening(port: number): Promise<boolean> {
@@ -33,62 +27,11 @@ function listening(port: number): Promise<boolean> {
 }
 
 describe('npm run start:oauth: the demo behind OAuth, with its development authorization server', () => {
-  let child: ChildProcess;
-  let output = '';
-  let exited: Promise<number | null>;
-  let port: number;
-  let authPort: number;
-  let resource: string;
-  let issuer: string;
-
-  beforeAll(async () => {
-    port = await freePort();
-    do authPort = await freePort();
-    while (authPort === port);
-    resource = `http://127.0.0.1:${port}/mcp`;
-    issuer = `http://127.0.0.1:${authPort}`;
-    // Its own process group: should it hang, the group (start-app and the app it spawned) is killed at the end.
-    child = spawn(process.execPath, START, {
-      cwd: root,
-      env: scrubbedEnv({ PORT: String(port), AUTH_PORT: String(authPort), NO_COLOR: '1' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-    // start-app.js builds the demo first when its build is older than the sources.
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`The demo did not start:\n${output}`)), 170_000);
-      const ready = () => {
-        if (!output.includes('Development only')) return;
-        clearTimeout(timer);
-        resolve();
-      };
-      child.stdout!.on('data', ready);
-      child.stderr!.on('data', ready);
-      void exited.then((code) => {
-        clearTimeout(timer);
-        reject(new Error(`The demo exited (${code}) before it was ready:\n${output}`));
-      });
-    });
-  }, 180_000);
-
-  afterAll(async () => {
-    if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {}
-    }, 5_000);
-    process.kill(child.pid, 'SIGTERM');
-    await exited;
-    clearTimeout(timer);
-  });
+  const demo = useOAuthDemo(170_000, 180_000);
 
   const post = (token: string | undefined, body: object, headers: Record<string, string> = {}) =>
-    postRpc(resource, token, body, headers);
-  const session = (token: string) => legacySessionOf(resource, token);
+    postRpc(demo.resource, token, body, headers);
+  const session = (token: string) => legacySessionOf(demo.resource, token);
 
   const toolNames = (answer: RpcAnswer) =>
     ((answer.result?.tools ?? []) as Array<{ name: string }>).map((tool) => tool.name).sort();
@@ -97,7 +40,7 @@ describe('npm run start:oauth: the demo behind OAuth, with its development autho
   async function signIn(scope: string): Promise<{ access_token: string; scope: string; refresh_token?: string }> {
     const verifier = randomBytes(32).toString('base64url');
     const state = randomBytes(16).toString('base64url');
-    const authorization = new URL(`${issuer}/auth`);
+    const authorization = new URL(`${demo.issuer}/auth`);
     authorization.search = new URLSearchParams({
       client_id: 'conduit-demo',
       response_type: 'code',
@@ -106,13 +49,13 @@ describe('npm run start:oauth: the demo behind OAuth, with its development autho
       state,
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
-      resource,
+      resource: demo.resource,
     }).toString();
-    const callback = await browseAuthorization(issuer, authorization, DEMO_USER);
+    const callback = await browseAuthorization(demo.issuer, authorization, DEMO_USER);
     expect(`${callback.origin}${callback.pathname}`).toBe(INSPECTOR_CALLBACK);
     expect(callback.searchParams.get('state')).toBe(state);
-    expect(callback.searchParams.get('iss')).toBe(issuer);
-    const response = await fetch(`${issuer}/token`, {
+    expect(callback.searchParams.get('iss')).toBe(demo.issuer);
+    const response = await fetch(`${demo.issuer}/token`, {
       method: 'POST',
       headers: { 'content-type': FORM },
       body: new URLSearchParams({
@@ -121,7 +64,7 @@ describe('npm run start:oauth: the demo behind OAuth, with its development autho
         code_verifier: verifier,
         redirect_uri: INSPECTOR_CALLBACK,
         client_id: 'conduit-demo',
-        resource,
+        resource: demo.resource,
       }),
     });
     expect(response.status).toBe(200);
@@ -129,8 +72,9 @@ describe('npm run start:oauth: the demo behind OAuth, with its development autho
   }
 
   it('prints both URLs, the user, the pre-registered client, and that it is for development only', () => {
-    expect(output).toContain(`MCP endpoint (OAuth): ${resource}`);
-    expect(output).toContain(`Authorization server: ${issuer}`);
+    const output = demo.output();
+    expect(output).toContain(`MCP endpoint (OAuth): ${demo.resource}`);
+    expect(output).toContain(`Authorization server: ${demo.issuer}`);
     expect(output).toContain('Sign in as demo / demo');
     expect(output).toContain('pre-registered public client "conduit-demo"');
     expect(output).toMatch(/Development only/);
@@ -138,21 +82,21 @@ describe('npm run start:oauth: the demo behind OAuth, with its development autho
 
   it('answers a request without a token 401 with the metadata URL; the metadata names the AS and the scopes', async () => {
     const refused = await post(undefined, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    const metadataUrl = `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`;
+    const metadataUrl = `http://127.0.0.1:${demo.port}/.well-known/oauth-protected-resource/mcp`;
     expect(refused.status).toBe(401);
     expect(refused.challenge).toBe(`Bearer resource_metadata="${metadataUrl}"`);
 
     const metadata = (await (await fetch(metadataUrl)).json()) as Record<string, unknown>;
-    expect(metadata).toMatchObject({ resource, authorization_servers: [issuer] });
+    expect(metadata).toMatchObject({ resource: demo.resource, authorization_servers: [demo.issuer] });
     expect((metadata.scopes_supported as string[]).sort()).toEqual(['admin', 'notes:read', 'notes:write']);
 
-    const server = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as Record<
+    const server = (await (await fetch(`${demo.issuer}/.well-known/oauth-authorization-server`)).json()) as Record<
       string,
       unknown
     >;
     expect(server).toMatchObject({
-      issuer,
-      registration_endpoint: `${issuer}/reg`,
+      issuer: demo.issuer,
+      registration_endpoint: `${demo.issuer}/reg`,
       code_challenge_methods_supported: ['S256'],
     });
   });
@@ -160,10 +104,10 @@ describe('npm run start:oauth: the demo behind OAuth, with its development autho
   it('code + PKCE as conduit-demo: the token lists what notes:read notes:write allow, and add_note works', async () => {
     const tokens = await signIn('notes:read notes:write');
     expect(tokens.scope).toBe('notes:read notes:write');
-    expect(decodeJwt(tokens.access_token)).toMatchObject({ iss: issuer, aud: resource, sub: 'demo' });
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ iss: demo.issuer, aud: demo.resource, sub: 'demo' });
     const rpc = await session(tokens.access_token);
     // reset_notes needs admin.
-    expect(toolNames(await rpc('tools/list'))).toEqual(ALL_TOOLS.filter((name) => name !== 'reset_notes'));
+    expect(toolNames(await rpc('tools/list'))).toEqual(OAUTH_DEMO_TOOLS.filter((name) => name !== 'reset_notes'));
 
     const added = await rpc('tools/call', { name: 'add_note', arguments: { title: 'From OAuth', body: 'x' } });
     expect(added.status).toBe(200);
@@ -188,41 +132,34 @@ describe('npm run start:oauth: the demo behind OAuth, with its development autho
 
   it('admin: reset_notes is listed and runs with the token alone (no admin key); admin implies the notebook scopes', async () => {
     const rpc = await session((await signIn('admin')).access_token);
-    expect(toolNames(await rpc('tools/list'))).toEqual([
-      'add_note',
-      'delete_note',
-      'forecast',
-      'reset_notes',
-      'summarize_forecast',
-      'weather_report',
-    ]);
+    expect(toolNames(await rpc('tools/list'))).toEqual(OAUTH_DEMO_TOOLS);
     const reset = await rpc('tools/call', { name: 'reset_notes', arguments: {} });
     expect((reset.result?.content as Array<{ text: string }>)[0].text).toMatch(/^Deleted \d+ notes\.$/);
   });
 
   it('an SDK client that registers itself, as the Inspector does: discovery, registration, sign-in, every tool', async () => {
     const oauth = new TestOAuthClientProvider({
-      browse: (url) => browseAuthorization(issuer, url, DEMO_USER),
+      browse: (url) => browseAuthorization(demo.issuer, url, DEMO_USER),
       redirectUrl: INSPECTOR_CALLBACK,
     });
-    const first = new StreamableHTTPClientTransport(new URL(resource), { authProvider: oauth });
+    const first = new StreamableHTTPClientTransport(new URL(demo.resource), { authProvider: oauth });
     await expect(new Client({ name: 'inspector-like', version: '1' }).connect(first)).rejects.toBeInstanceOf(
       UnauthorizedError,
     );
     await first.finishAuth(oauth.takeCallback().searchParams.get('code')!);
     expect(oauth.registrations).toBe(1);
     const client = new Client({ name: 'inspector-like', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(resource), { authProvider: oauth }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(demo.resource), { authProvider: oauth }));
     try {
       // It asked for the metadata's scopes_supported: all three.
-      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(ALL_TOOLS);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(OAUTH_DEMO_TOOLS);
     } finally {
       await client.close();
     }
   });
 
   it("answers the Inspector's CORS preflight on /mcp", async () => {
-    const preflight = await fetch(resource, {
+    const preflight = await fetch(demo.resource, {
       method: 'OPTIONS',
       headers: {
         origin: 'http://localhost:6274',
@@ -236,9 +173,9 @@ describe('npm run start:oauth: the demo behind OAuth, with its development autho
   });
 
   it('stops on SIGTERM with exit code 0, leaving nothing listening on either port', async () => {
-    process.kill(child.pid!, 'SIGTERM');
-    expect(await exited).toBe(0);
-    expect(await listening(authPort)).toBe(false);
-    expect(await listening(port)).toBe(false);
+    process.kill(demo.child.pid!, 'SIGTERM');
+    expect(await demo.exited).toBe(0);
+    expect(await listening(demo.authPort)).toBe(false);
+    expect(await listening(demo.port)).toBe(false);
   });
 });

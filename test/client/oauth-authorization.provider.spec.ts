@@ -68,8 +68,34 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
     return { status, challenge, url: new URL(stand!.resourceUrl), sent, responseHeaders: new Headers() };
   }
 
+  /** The headers `p` adds to a request to the resource (not a promise when it has nothing to fetch first). */
+  function headersOf(p: OAuthAuthorizationProvider): ReturnType<OAuthAuthorizationProvider['headers']> {
+    return p.headers(new URL(stand!.resourceUrl), 'POST');
+  }
+
   async function bearerOf(p: OAuthAuthorizationProvider): Promise<string | undefined> {
-    return (await p.headers(new URL(stand!.resourceUrl), 'POST'))?.Authorization;
+    return (await headersOf(p))?.Authorization;
+  }
+
+  /** The resource refusing, as invalid, the token `p` sends now. */
+  async function tokenRefusal(p: OAuthAuthorizationProvider): Promise<McpHttpRefusal> {
+    return refusal(401, stand!.challenge({ error: 'invalid_token' }), await headersOf(p));
+  }
+
+  /** A provider once it has answered a first 401 (with `challenge`, else the stand-in's plain one). */
+  async function authorized(
+    options: Partial<McpOAuthOptions> = {},
+    challenge?: string,
+  ): Promise<OAuthAuthorizationProvider> {
+    const p = provider(options);
+    await p.unauthorized(refusal(401, challenge));
+    return p;
+  }
+
+  /** The same with a recording token store. */
+  async function authorizedWithStore(): Promise<{ p: OAuthAuthorizationProvider; store: RecordingTokenStore }> {
+    const store = new RecordingTokenStore();
+    return { p: await authorized({ tokenStore: store }), store };
   }
 
   async function rejection(promise: unknown): Promise<Error> {
@@ -97,7 +123,7 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
     it('on a first 401: resource metadata, AS metadata, a registration, an authorization with PKCE S256, a token for the resource', async () => {
       await setUp();
       const p = provider();
-      expect(p.headers(new URL(stand!.resourceUrl), 'POST')).toBeUndefined();
+      expect(headersOf(p)).toBeUndefined();
 
       await expect(p.unauthorized(refusal())).resolves.toBe(true);
 
@@ -132,7 +158,7 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
         authorization.params.code_challenge,
       );
       expect(token.status).toBe(200);
-      expect(await p.headers(new URL(stand!.resourceUrl), 'POST')).toEqual({
+      expect(await headersOf(p)).toEqual({
         Authorization: `Bearer ${stand!.issued[0].accessToken}`,
       });
     });
@@ -292,18 +318,16 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
   describe('refresh', () => {
     it('refreshes an expiring token before it is sent (with the resource), keeping the refresh token when none is returned', async () => {
       await setUp({ expiresIn: 1 });
-      const store = new RecordingTokenStore();
-      const p = provider({ tokenStore: store });
-      await p.unauthorized(refusal());
+      const { p, store } = await authorizedWithStore();
       const first = stand!.issued[0];
       expect(first.refreshToken).toBeDefined();
       // A 1 s token is fresh for its first half: sent as it is, then refreshed.
-      expect(await p.headers(new URL(stand!.resourceUrl), 'POST')).toEqual({
+      expect(await headersOf(p)).toEqual({
         Authorization: `Bearer ${first.accessToken}`,
       });
       await halfOfASecond();
 
-      expect(await p.headers(new URL(stand!.resourceUrl), 'POST')).toEqual({
+      expect(await headersOf(p)).toEqual({
         Authorization: `Bearer ${stand!.issued[1].accessToken}`,
       });
       const refresh = stand!.requestsOf('token')[1];
@@ -318,10 +342,7 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
 
       // Two requests at once, once that token is half way too: one refresh.
       await halfOfASecond();
-      const [a, b] = await Promise.all([
-        p.headers(new URL(stand!.resourceUrl), 'POST'),
-        p.headers(new URL(stand!.resourceUrl), 'POST'),
-      ]);
+      const [a, b] = await Promise.all([headersOf(p), headersOf(p)]);
       expect(a).toEqual(b);
       expect(stand!.requestsOf('token')).toHaveLength(3);
       expect(stand!.requestsOf('token')[2].params.refresh_token).toBe(first.refreshToken);
@@ -331,28 +352,24 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
 
     it('drops the token when the refresh fails: no Authorization header, and the store forgets it', async () => {
       await setUp({ expiresIn: 1 });
-      const store = new RecordingTokenStore();
-      const p = provider({ tokenStore: store });
-      await p.unauthorized(refusal());
+      const { p, store } = await authorizedWithStore();
       as.failNext('refresh_token', { error: 'invalid_grant' });
       await halfOfASecond();
 
-      expect(await p.headers(new URL(stand!.resourceUrl), 'POST')).toBeUndefined();
+      expect(await headersOf(p)).toBeUndefined();
       expect(stand!.requestsOf('token')[1].status).toBe(400);
       expect(store.calls.at(-1)).toEqual({ op: 'delete', key: key() });
       expect(store.get(key())).toBeUndefined();
       const seen = stand!.requests.length;
-      expect(await p.headers(new URL(stand!.resourceUrl), 'POST')).toBeUndefined();
+      expect(await headersOf(p)).toBeUndefined();
       expect(stand!.requests).toHaveLength(seen);
     });
 
     it('drops an expiring token without a refresh token', async () => {
       await setUp({ expiresIn: 1, refreshTokens: false });
-      const store = new RecordingTokenStore();
-      const p = provider({ tokenStore: store });
-      await p.unauthorized(refusal());
+      const { p, store } = await authorizedWithStore();
       await halfOfASecond();
-      expect(await p.headers(new URL(stand!.resourceUrl), 'POST')).toBeUndefined();
+      expect(await headersOf(p)).toBeUndefined();
       expect(stand!.requestsOf('token')).toHaveLength(1);
       expect(store.get(key())).toBeUndefined();
     });
@@ -361,11 +378,9 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
   describe('a 401 with a token', () => {
     it('deletes the refused token, then refreshes it rather than authorize again', async () => {
       await setUp();
-      const store = new RecordingTokenStore();
-      const p = provider({ tokenStore: store });
-      await p.unauthorized(refusal());
+      const { p, store } = await authorizedWithStore();
       const first = stand!.issued[0];
-      const sent = await p.headers(new URL(stand!.resourceUrl), 'POST');
+      const sent = await headersOf(p);
 
       await expect(p.unauthorized(refusal(401, stand!.challenge({ error: 'invalid_token' }), sent))).resolves.toBe(
         true,
@@ -384,17 +399,8 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
 
     it('authorizes again when there is no refresh token, or the refresh fails', async () => {
       await setUp({ refreshTokens: false });
-      const p = provider();
-      await p.unauthorized(refusal());
-      await expect(
-        p.unauthorized(
-          refusal(
-            401,
-            stand!.challenge({ error: 'invalid_token' }),
-            await p.headers(new URL(stand!.resourceUrl), 'POST'),
-          ),
-        ),
-      ).resolves.toBe(true);
+      const p = await authorized();
+      await expect(p.unauthorized(await tokenRefusal(p))).resolves.toBe(true);
       expect(stand!.requestsOf('authorization')).toHaveLength(2);
       expect(stand!.requestsOf('token').map((t) => t.params.grant_type)).toEqual([
         'authorization_code',
@@ -404,18 +410,9 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
       await stand!.close();
 
       await setUp();
-      const q = provider();
-      await q.unauthorized(refusal());
+      const q = await authorized();
       as.failNext('refresh_token', { error: 'invalid_grant' });
-      await expect(
-        q.unauthorized(
-          refusal(
-            401,
-            stand!.challenge({ error: 'invalid_token' }),
-            await q.headers(new URL(stand!.resourceUrl), 'POST'),
-          ),
-        ),
-      ).resolves.toBe(true);
+      await expect(q.unauthorized(await tokenRefusal(q))).resolves.toBe(true);
       expect(stand!.requestsOf('token').map((t) => [t.params.grant_type, t.status])).toEqual([
         ['authorization_code', 200],
         ['refresh_token', 400],
@@ -429,22 +426,12 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
     await setUp();
     const one = as;
     const two = stand!.addAuthorizationServer('two');
-    const store = new RecordingTokenStore();
-    const p = provider({ tokenStore: store });
-    await p.unauthorized(refusal());
+    const { p, store } = await authorizedWithStore();
     const old = stand!.issued[0];
     const migratedAt = stand!.requests.length;
 
     stand!.authorizationServers = [two.issuer];
-    await expect(
-      p.unauthorized(
-        refusal(
-          401,
-          stand!.challenge({ error: 'invalid_token' }),
-          await p.headers(new URL(stand!.resourceUrl), 'POST'),
-        ),
-      ),
-    ).resolves.toBe(true);
+    await expect(p.unauthorized(await tokenRefusal(p))).resolves.toBe(true);
 
     const after = stand!.requests.slice(migratedAt);
     expect(after.map((r) => [r.kind, r.issuer])).toEqual([
@@ -468,19 +455,18 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
   describe('a 403', () => {
     it('insufficient_scope: authorizes with the scopes held and those named, up to maxAuthorizationAttempts per set', async () => {
       await setUp({ scopesSupported: ['read', 'write'] });
-      const p = provider();
-      await p.unauthorized(refusal(401, stand!.challenge({ scope: ['read'] })));
+      const p = await authorized({}, stand!.challenge({ scope: ['read'] }));
       const stepUp = (sent: Record<string, string> | undefined) =>
         p.unauthorized(refusal(403, stand!.challenge({ error: 'insufficient_scope', scope: ['write'] }), sent));
 
-      await expect(stepUp(await p.headers(new URL(stand!.resourceUrl), 'POST'))).resolves.toBe(true);
-      await expect(stepUp(await p.headers(new URL(stand!.resourceUrl), 'POST'))).resolves.toBe(true);
+      await expect(stepUp(await headersOf(p))).resolves.toBe(true);
+      await expect(stepUp(await headersOf(p))).resolves.toBe(true);
       expect(stand!.requestsOf('authorization').map((a) => a.params.scope)).toEqual([
         'read',
         'read write',
         'read write',
       ]);
-      const error = await rejection(stepUp(await p.headers(new URL(stand!.resourceUrl), 'POST')));
+      const error = await rejection(stepUp(await headersOf(p)));
       expect(error).toBeInstanceOf(McpAuthorizationError);
       expect(error.message).toMatch(/still refuses after 2 authorizations with the scopes \[read write\]/);
       expect(stand!.requestsOf('authorization')).toHaveLength(3);
@@ -489,26 +475,21 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
 
     it('maxAuthorizationAttempts: 1 allows one authorization per set of scopes', async () => {
       await setUp({ scopesSupported: ['read', 'write'] });
-      const p = provider({ maxAuthorizationAttempts: 1 });
-      await p.unauthorized(refusal(401, stand!.challenge({ scope: ['read'] })));
+      const p = await authorized({ maxAuthorizationAttempts: 1 }, stand!.challenge({ scope: ['read'] }));
       const challenge = stand!.challenge({ error: 'insufficient_scope', scope: ['write'] });
-      await expect(
-        p.unauthorized(refusal(403, challenge, await p.headers(new URL(stand!.resourceUrl), 'POST'))),
-      ).resolves.toBe(true);
-      await expect(
-        p.unauthorized(refusal(403, challenge, await p.headers(new URL(stand!.resourceUrl), 'POST'))),
-      ).rejects.toThrow(McpAuthorizationError);
+      await expect(p.unauthorized(refusal(403, challenge, await headersOf(p)))).resolves.toBe(true);
+      await expect(p.unauthorized(refusal(403, challenge, await headersOf(p)))).rejects.toThrow(McpAuthorizationError);
       expect(stand!.requestsOf('authorization')).toHaveLength(2);
     });
 
     it('without insufficient_scope is not the provider’s to answer: false, and nothing sent', async () => {
       await setUp();
-      const p = provider();
-      await p.unauthorized(refusal());
+      const p = await authorized();
       const seen = stand!.requests.length;
-      const sent = await p.headers(new URL(stand!.resourceUrl), 'POST');
+      const sent = await headersOf(p);
       expect(await p.unauthorized(refusal(403, stand!.challenge({ error: 'invalid_token' }), sent))).toBe(false);
-      expect(await p.unauthorized(refusal(403, undefined, sent))).toBe(false);
+      // No challenge at all (the default parameter would put one back: spelled out).
+      expect(await p.unauthorized({ ...refusal(403, '', sent), challenge: undefined })).toBe(false);
       expect(await p.unauthorized(refusal(403, 'Basic realm="x"', sent))).toBe(false);
       expect(stand!.requests).toHaveLength(seen);
     });
@@ -525,8 +506,7 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
 
     it('a 401 for a token already replaced retries at once with the current one', async () => {
       await setUp();
-      const p = provider();
-      await p.unauthorized(refusal());
+      const p = await authorized();
       const seen = stand!.requests.length;
       const stale = refusal(401, stand!.challenge({ error: 'invalid_token' }), { Authorization: 'Bearer replaced' });
       expect(p.unauthorized(stale)).toBe(true);
@@ -536,9 +516,8 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
 
     it('a 403 insufficient_scope for a token already replaced (a step-up since) retries at once with the current one', async () => {
       await setUp({ scopesSupported: ['read', 'write'] });
-      const p = provider();
-      await p.unauthorized(refusal(401, stand!.challenge({ scope: ['read'] })));
-      const before = await p.headers(new URL(stand!.resourceUrl), 'POST');
+      const p = await authorized({}, stand!.challenge({ scope: ['read'] }));
+      const before = await headersOf(p);
       const challenge = stand!.challenge({ error: 'insufficient_scope', scope: ['write'] });
       await expect(p.unauthorized(refusal(403, challenge, before))).resolves.toBe(true);
       const seen = stand!.requests.length;
@@ -620,8 +599,7 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
   describe('the token store', () => {
     it('receives each token, and gives it to a new provider (a restart) without a new authorization', async () => {
       await setUp({ refreshTokens: false });
-      const store = new RecordingTokenStore();
-      await provider({ tokenStore: store }).unauthorized(refusal());
+      const { store } = await authorizedWithStore();
       const [set] = store.calls;
       expect(set).toEqual({
         op: 'set',
@@ -636,22 +614,14 @@ describe('OAuthAuthorizationProvider against a stand-in authorization server', (
       });
 
       const restarted = provider({ tokenStore: store });
-      expect(restarted.headers(new URL(stand!.resourceUrl), 'POST')).toBeUndefined();
+      expect(headersOf(restarted)).toBeUndefined();
       const seen = stand!.requests.length;
       await expect(restarted.unauthorized(refusal())).resolves.toBe(true);
       expect(stand!.requests.slice(seen).map((r) => r.kind)).toEqual(['resource-metadata', 'as-metadata']);
       expect(await bearerOf(restarted)).toBe(`Bearer ${stand!.issued[0].accessToken}`);
 
       // The stored token refused: a new authorization, with the client registered before the restart.
-      await expect(
-        restarted.unauthorized(
-          refusal(
-            401,
-            stand!.challenge({ error: 'invalid_token' }),
-            await restarted.headers(new URL(stand!.resourceUrl), 'POST'),
-          ),
-        ),
-      ).resolves.toBe(true);
+      await expect(restarted.unauthorized(await tokenRefusal(restarted))).resolves.toBe(true);
       expect(stand!.requestsOf('registration')).toHaveLength(1);
       expect(stand!.requestsOf('authorization').map((a) => a.params.client_id)).toEqual(['dcr-main-1', 'dcr-main-1']);
       expect(store.calls.map((c) => c.op)).toEqual(['set', 'set', 'delete', 'set']);

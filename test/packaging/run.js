@@ -5,8 +5,10 @@
 // README's Install section says:
 //   cjs  a CommonJS Nest 11 app: a server (a DTO tool, a resource template, a prompt, a guard, Terminus health)
 //        answered over HTTP by the official SDK client; a client app (McpClientModule with an @OnElicitation
-//        handler) against it; @conduit-mcp/server/testing used in process; every README TypeScript example.
-//   esm  an ECMAScript-module app ("type": "module") importing @conduit-mcp/server, without the DTO packages.
+//        handler) against it; @conduit-mcp/server/testing used in process; every README TypeScript example; OAuth
+//        options refused with an install hint without the optional peer oauth4webapi.
+//   esm  an ECMAScript-module app ("type": "module") importing @conduit-mcp/server, without the DTO packages; JWT
+//        access tokens refused with an install hint without the optional peer jose.
 // Each compiles with tsc, strict, skipLibCheck off: any error in the app or in our packages' declarations fails the
 // test (an error inside a third-party package's own declarations is reported, not ours to fix). `--keep` keeps the
 // temporary folder.
@@ -288,6 +290,22 @@ function checkJoseMissing(dir) {
   log('esm: without jose, JWT auth stops at start-up naming the package to install');
 }
 
+// oauth4webapi is an optional peer of the client: a server given OAuth options without it installed is refused when
+// its transport is made (at connect), told what to install.
+function checkOAuth4WebApiMissing(dir) {
+  check(
+    !fs.existsSync(path.join(dir, 'node_modules', 'oauth4webapi')),
+    'cjs: oauth4webapi is installed, the check would prove nothing',
+  );
+  const script =
+    "require('@conduit-mcp/client').createClientTransport({ type: 'http', url: 'https://mcp.example.com/mcp', auth: {} })";
+  const result = run(process.execPath, ['-e', script], { cwd: dir, timeoutMs: 60_000 });
+  const output = `${result.stdout}\n${result.stderr}`;
+  check(result.status !== 0, `cjs: OAuth options were accepted without oauth4webapi:\n${output}`);
+  check(output.includes('needs the package "oauth4webapi": npm install oauth4webapi'), `cjs OAuth: ${output}`);
+  log('cjs: without oauth4webapi, OAuth options are refused naming the package to install');
+}
+
 /** The README's (and docs') TypeScript examples, as modules of the app. */
 function snippets() {
   return defaultMarkdownFiles().flatMap((file) => extractSnippets(file));
@@ -326,6 +344,7 @@ async function main() {
   log('cjs: @conduit-mcp/server/testing drove the app in process');
   await checkServer(cjs);
   await checkReadmeExample(cjs);
+  checkOAuth4WebApiMissing(cjs);
 
   const esm = makeApp('esm', tarballs, {
     type: 'module',

@@ -1,6 +1,7 @@
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo, Server as TcpServer, createServer as createTcpServer } from 'node:net';
 import { GuardedFetch, RefusedUrlError, createGuardedFetch } from './guarded.fetch';
+import { rejectionOf } from '../../../../test/support/canned-json.server';
 
 interface Seen {
   method: string;
@@ -74,22 +75,11 @@ describe('createGuardedFetch', () => {
   const loopback = (options: Parameters<typeof createGuardedFetch>[0] = {}): GuardedFetch =>
     createGuardedFetch({ allowInsecureLoopback: true, maxResponseBytes: CAP, ...options });
   const fetchFailure = async (promise: Promise<unknown>): Promise<TypeError> => {
-    const error = await promise.then(
-      () => undefined,
-      (reason: unknown) => reason,
-    );
-    expect(error).toBeInstanceOf(TypeError);
-    expect((error as TypeError).message).toBe('fetch failed');
-    return error as TypeError;
+    const error = await rejectionOf(promise, TypeError);
+    expect(error.message).toBe('fetch failed');
+    return error;
   };
-  const refusal = async (promise: Promise<unknown>): Promise<RefusedUrlError> => {
-    const error = await promise.then(
-      () => undefined,
-      (reason: unknown) => reason,
-    );
-    expect(error).toBeInstanceOf(RefusedUrlError);
-    return error as RefusedUrlError;
-  };
+  const refusal = (promise: Promise<unknown>) => rejectionOf(promise, RefusedUrlError);
 
   describe('protocols, hosts and addresses', () => {
     it('refuses http to 127.0.0.1 without allowInsecureLoopback, and sends nothing', async () => {

@@ -3,6 +3,7 @@ import { McpAuthorizationError } from '../errors/mcp-authorization.error';
 import { clientSecretBasic } from './client-identity.resolver';
 import type { McpEnterpriseIdentity } from './mcp-oauth.options';
 import type { OAuthExchange } from './oauth.exchange';
+import { resourceParameters } from './token-request.parameters';
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ID_JAG = 'urn:ietf:params:oauth:token-type:id-jag';
@@ -32,14 +33,12 @@ export async function identityAssertion(
     enterprise.clientSecret === undefined ? oauth.None() : clientSecretBasic(enterprise.clientSecret);
   const source = enterprise.subjectToken;
   const subjectToken = typeof source === 'function' ? await source() : source;
-  const parameters: Record<string, string> = {
+  const parameters = resourceParameters(resource, scope, {
     requested_token_type: ID_JAG,
     audience: as.issuer,
-    resource,
     subject_token: subjectToken,
     subject_token_type: `urn:ietf:params:oauth:token-type:${enterprise.subjectTokenType ?? 'id_token'}`,
-  };
-  if (scope.length) parameters.scope = scope.join(' ');
+  });
   const response = await exchange.call('token exchange', () =>
     oauth.genericTokenEndpointRequest(idp, client, authentication, TOKEN_EXCHANGE, parameters, exchange.requestOptions),
   );

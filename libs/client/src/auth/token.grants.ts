@@ -3,6 +3,7 @@ import type { ClientIdentity } from './client-identity.resolver';
 import { McpAuthorizationError } from '../errors/mcp-authorization.error';
 import type { McpOAuthOptions } from './mcp-oauth.options';
 import { identityAssertion } from './identity-assertion.exchange';
+import { resourceParameters } from './token-request.parameters';
 import type { OAuthExchange, OAuthStep } from './oauth.exchange';
 
 const DEFAULT_AUTHORIZATION_TIMEOUT_MS = 5 * 60_000;
@@ -92,8 +93,7 @@ export async function authorizationCodeGrant(context: GrantContext, scope: strin
 /** The client credentials grant: the client acts as itself (`resource`, and `scope` when there are scopes). */
 export function clientCredentialsGrant(context: GrantContext, scope: string[]): Promise<TokenEndpointResponse> {
   const { as, identity, exchange, resource } = context;
-  const parameters: Record<string, string> = { resource };
-  if (scope.length) parameters.scope = scope.join(' ');
+  const parameters = resourceParameters(resource, scope);
   return tokenRequest(
     context,
     'token request',
@@ -113,7 +113,8 @@ const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 /**
  * The JWT bearer grant (RFC 7523 §2.1): the configured `assertion` (a workload's identity token), or the identity
- * assertion grant of enterprise-managed authorization, for a token for `resource`. A refusal is final: the error is the authorization server's, and no other grant is tried.
+ * assertion grant of enterprise-managed authorization, for a token for `resource`. A refusal is final: the error is
+ * the authorization server's, and no other grant is tried.
  */
 export async function jwtBearerGrant(context: GrantContext, scope: string[]): Promise<TokenEndpointResponse> {
   const { as, identity, exchange, resource, options } = context;
@@ -128,8 +129,7 @@ export async function jwtBearerGrant(context: GrantContext, scope: string[]): Pr
       'The jwt_bearer grant needs an assertion (a JWT, or a function giving one) or an enterprise identity provider',
     );
   }
-  const parameters: Record<string, string> = { assertion, resource };
-  if (scope.length) parameters.scope = scope.join(' ');
+  const parameters = resourceParameters(resource, scope, { assertion });
   return tokenRequest(
     context,
     'token request',

@@ -15,6 +15,8 @@ import { CallTable } from './call-table';
 import { ConnectionHost } from './connection.host';
 
 const PROBE_TIMEOUT_MS = 10_000;
+/** How long connecting waits for the legacy standalone GET stream to open. */
+const STANDALONE_STREAM_WAIT_MS = 3_000;
 
 /**
  * Settles which era and revision a connection speaks, as its configuration asks (`auto`, an era or a revision), and
@@ -119,11 +121,23 @@ export class EraNegotiator {
     this.serverInfo = result.serverInfo as Implementation | undefined;
     this.instructions = typeof result.instructions === 'string' ? result.instructions : undefined;
     await this.host.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    void this.host
-      .transport()
-      ?.openStandaloneStream?.()
-      .catch(() => undefined);
+    // The connection is ready once the standalone stream is open (or refused): a server may send a request there as
+    // soon as a call starts, and one with nowhere to send it drops it. A server slow to answer the GET is not waited
+    // for beyond STANDALONE_STREAM_WAIT_MS; the stream still opens when it answers.
+    const standalone = this.host.transport()?.openStandaloneStream?.();
+    if (standalone)
+      await atMost(
+        standalone.catch(() => undefined),
+        STANDALONE_STREAM_WAIT_MS,
+      );
   }
+}
+
+/** Resolves when `promise` settles, or after `ms`, whichever comes first. */
+function atMost(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const elapsed = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([promise.then(() => undefined), elapsed]).finally(() => clearTimeout(timer));
 }
 
 /** The revisions a -32022 (unsupported protocol version) error names in its data, if it is one. */

@@ -150,7 +150,7 @@ describe('demo-client command line: the OAuth client options', () => {
     ['http://127.0.0.1:3000/mcp', true],
     ['http://[::1]:3000/mcp', true],
     ['https://mcp.example.com/mcp', false],
-    ['http://10.0.0.5/mcp', false],
+    ['http://notes.internal.example/mcp', false],
     ['http://127.0.0.2:3000/mcp', false],
     ['http://localhost.example.com/mcp', false],
   ])('%s: allowInsecureLoopback %s', (url, loopback) => {

@@ -27,6 +27,24 @@ describe('loadOptionalPackage', () => {
     expect((caught as Error).cause).toMatchObject({ code: 'MODULE_NOT_FOUND' });
   });
 
+  it('says which Node is needed when an ES-modules-only package cannot be required (Node before 20.19)', () => {
+    const tooOld = Object.assign(new Error('require() of ES Module /app/node_modules/jose/index.js not supported'), {
+      code: 'ERR_REQUIRE_ESM',
+    });
+    let caught: unknown;
+    try {
+      loadOptionalPackage('jose', 'JWT access tokens', () => {
+        throw tooOld;
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as Error).message).toBe(
+      'JWT access tokens needs Node 20.19 or later: "jose" ships ES modules only, loaded with require(esm)',
+    );
+    expect((caught as Error).cause).toBe(tooOld);
+  });
+
   it('says --save-dev for a development package, and counts a missing subpath of the package', () => {
     expect(() =>
       loadOptionalPackage(

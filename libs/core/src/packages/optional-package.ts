@@ -8,7 +8,8 @@ export interface OptionalPackageOptions {
  * Loads an optional (peer) package through `load`, a `require` written by the caller so that its own module
  * resolution, and any bundler, sees the package name. When that package is not installed, throws an Error naming
  * what needs it and how to install it. Anything else is rethrown as it is: the package present but one of its own
- * dependencies missing, or the package failing while it loads.
+ * dependencies missing, or the package failing while it loads — except that a package shipping ES modules only, which
+ * CommonJS loads through `require(esm)` (Node 20.19 and later), fails on older Node with a message saying so.
  *
  * @example
  * const { Test } = loadOptionalPackage('@nestjs/testing', 'createMcpTestingModule', () =>
@@ -25,6 +26,14 @@ export function loadOptionalPackage<T>(
   try {
     return load();
   } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === 'ERR_REQUIRE_ESM') {
+      throw new Error(
+        `${purpose} needs Node 20.19 or later: "${name}" ships ES modules only, loaded with require(esm)`,
+        {
+          cause: error,
+        },
+      );
+    }
     if (!isMissing(error, name)) throw error;
     const install = options.dev ? `npm install --save-dev ${name}` : `npm install ${name}`;
     throw new Error(`${purpose} needs the package "${name}": ${install}`, { cause: error });

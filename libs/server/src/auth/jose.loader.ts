@@ -5,19 +5,9 @@ export type Jose = typeof import('jose');
 
 /**
  * `jose`, an optional peer of the server, loaded when `auth` verifies JWT access tokens: a start-up error names it when
- * it is missing. jose is ES modules only: CommonJS loads it through `require(esm)`, which Node 20 has from 20.19 on.
+ * it is missing (or, jose being ES modules only, when Node is older than 20.19).
  */
 export function loadJose(): Jose {
-  return loadOptionalPackage('jose', 'JWT access tokens (McpModule.forRoot({ auth }))', () => {
-    try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      return require('jose') as Jose;
-    } catch (error) {
-      if ((error as { code?: unknown }).code === 'ERR_REQUIRE_ESM')
-        throw new Error('JWT access tokens need Node 20.19 or later (jose is loaded with require(esm))', {
-          cause: error,
-        });
-      throw error;
-    }
-  });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return loadOptionalPackage('jose', 'JWT access tokens (McpModule.forRoot({ auth }))', () => require('jose') as Jose);
 }

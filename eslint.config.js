@@ -1,6 +1,7 @@
 // @ts-check
 // Lint rules, including the dependency rules of the architecture (test/architecture.spec.ts checks them too):
-// core imports no Nest and no other lib; server and client never import each other; no lib imports apps/ or test/;
+// core imports no Nest and no other lib; server and client never import each other; redis builds on the server only;
+// no lib imports apps/ or test/;
 // deep @nestjs/* paths only in each lib's invocation/nest-internals.ts; no import cycles under libs/.
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
@@ -120,6 +121,18 @@ module.exports = tseslint.config(
   {
     files: ['libs/client/**/*.spec.ts', 'libs/client/**/*.fixtures-spec.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [noServer, noLibSubpaths] }] },
+  },
+  {
+    // The Redis lib builds on the server's public API; it never reaches the client or Nest's internals.
+    files: ['libs/redis/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [noClient, noDeepNest, noLibSubpaths, ...noAppsOrTests] }],
+    },
+  },
+  {
+    // Its specs run the server's contract suites (`@conduit-mcp/server/contracts`).
+    files: ['libs/redis/**/*.spec.ts', 'libs/redis/**/*.fixtures-spec.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noClient] }] },
   },
   {
     files: NEST_INTERNALS,

@@ -19,6 +19,7 @@ module.exports = {
     '^@conduit-mcp/core(|/.*)$': '<rootDir>/libs/core/src$1',
     '^@conduit-mcp/server(|/.*)$': '<rootDir>/libs/server/src$1',
     '^@conduit-mcp/client(|/.*)$': '<rootDir>/libs/client/src$1',
+    '^@conduit-mcp/redis(|/.*)$': '<rootDir>/libs/redis/src$1',
   },
   testTimeout: 30000,
 };

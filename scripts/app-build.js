@@ -6,7 +6,9 @@ const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const LIB_PROJECTS = ['core', 'server', 'client'].map((lib) => path.join(root, 'libs', lib, 'tsconfig.package.json'));
+const LIB_PROJECTS = ['core', 'server', 'client', 'redis'].map((lib) =>
+  path.join(root, 'libs', lib, 'tsconfig.package.json'),
+);
 
 /** Builds the libs, then `app`; output goes to `stdio` (stderr by default, so an app on stdio stays clean). Returns the exit status. */
 function buildApp(app, stdio = ['ignore', 2, 2]) {

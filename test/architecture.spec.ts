@@ -4,7 +4,8 @@ import { ImportEdge, LIBS, LibName, ROOT, findCycles, importsOf, libSources } fr
 
 /**
  * The dependency rules of the architecture document ("Rules"), checked on the lib sources (eslint checks the same
- * while editing): core imports no Nest and no other lib; server and client never import each other; no lib imports
+ * while editing): core imports no Nest and no other lib; server and client never import each other; redis builds on
+ * the server and never imports the client, and no other lib imports redis; no lib imports
  * apps/, test/ or bench/; deep @nestjs/* paths only in invocation/nest-internals.ts; no file-level import cycle.
  */
 const NEST_INTERNALS = new Set([
@@ -28,8 +29,20 @@ describe('architecture: dependency rules', () => {
   it('core imports no Nest package and no other lib', () => {
     const bad = edges
       .get('core')!
-      .filter((edge) => edge.specifier.startsWith('@nestjs/') || namesLib(edge, 'server') || namesLib(edge, 'client'));
+      .filter(
+        (edge) =>
+          edge.specifier.startsWith('@nestjs/') ||
+          (['server', 'client', 'redis'] as const).some((lib) => namesLib(edge, lib)),
+      );
     expect(show(bad)).toEqual([]);
+  });
+
+  it('redis builds on the server and never imports the client; no other lib imports redis', () => {
+    expect(show(edges.get('redis')!.filter((edge) => namesLib(edge, 'client')))).toEqual([]);
+    const intoRedis = (['server', 'client'] as const).flatMap((lib) =>
+      edges.get(lib)!.filter((e) => namesLib(e, 'redis')),
+    );
+    expect(show(intoRedis)).toEqual([]);
   });
 
   it('the server never imports the client, nor the client the server', () => {

@@ -1,15 +1,20 @@
 import { Injectable, INestApplication, Module } from '@nestjs/common';
 import {
+  EventStore,
   InMemoryEventBus,
+  InMemoryEventStore,
   InMemorySessionStore,
   McpEventBus,
   McpAuthenticator,
   McpCtx,
   McpModule,
   McpRequestContext,
+  McpResource,
+  McpServer,
   McpTool,
   SessionStore,
 } from '@conduit-mcp/server';
+import { LiveSessions } from '../libs/server/src/session/live-sessions';
 import { HTTP_ADAPTERS, createHttpApp } from './support/http-adapters';
 
 const JSON_AND_SSE = 'application/json, text/event-stream';
@@ -38,6 +43,18 @@ class WhoTools {
   who(@McpCtx() ctx: McpRequestContext) {
     return { session: ctx.sessionId, clientInfo: ctx.clientInfo, subject: ctx.auth?.subject ?? null };
   }
+
+  @McpTool({ name: 'chatty', description: 'Logs at info and at error, then answers' })
+  chatty(@McpCtx() ctx: McpRequestContext) {
+    ctx.log('info', 'an info line');
+    ctx.log('error', 'an error line');
+    return 'said it';
+  }
+
+  @McpResource({ uri: 'memo://1', name: 'memo' })
+  memo() {
+    return 'memo';
+  }
 }
 
 // The caller is whoever the X-User header names (a stand-in for a verified token).
@@ -56,6 +73,7 @@ async function instance(
   adapter: (typeof HTTP_ADAPTERS)[number],
   auth = false,
   eventBus: McpEventBus = new InMemoryEventBus(),
+  eventStore: EventStore = new InMemoryEventStore(),
 ) {
   @Module({
     imports: [
@@ -64,6 +82,7 @@ async function instance(
         version: '1',
         sessionStore: store,
         eventBus,
+        eventStore,
         http: auth ? { authenticator: byHeader } : {},
       }),
     ],
@@ -88,6 +107,63 @@ async function post(app: INestApplication, body: unknown, headers: Record<string
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, json: text ? JSON.parse(text) : undefined };
+}
+
+/** Waits at most this long for an SSE event or for a stream to end. */
+const SSE_WAIT_MS = 5_000;
+
+/** Reads an SSE response's events as they come (comments skipped), each within SSE_WAIT_MS. */
+function sseEvents(response: Response) {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  const read = () =>
+    Promise.race([
+      reader.read(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no SSE data in time')), SSE_WAIT_MS)),
+    ]);
+  /** The next event (`undefined` once the stream ended). */
+  const event = async (): Promise<{ id?: string; data: string } | undefined> => {
+    for (;;) {
+      const end = buffer.indexOf('\n\n');
+      if (end >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const data = /^data: ?(.*)$/m.exec(block)?.[1];
+        if (data !== undefined) return { id: /^id: (.*)$/m.exec(block)?.[1], data };
+        continue; // a comment (keep-alive)
+      }
+      const { value, done } = await read();
+      if (done) return undefined;
+      buffer += value;
+    }
+  };
+  return {
+    event,
+    /** The next JSON-RPC message, priming events (no data) skipped. */
+    async message(): Promise<Record<string, any>> {
+      for (;;) {
+        const next = await event();
+        if (!next) throw new Error('the stream ended');
+        if (next.data) return JSON.parse(next.data);
+      }
+    },
+    /** Whether the stream ends (within SSE_WAIT_MS), whatever else comes first. */
+    async ends(): Promise<boolean> {
+      try {
+        while (await event());
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    cancel: () => reader.cancel().catch(() => undefined),
+  };
+}
+
+/** Polls `condition` (bounded): for what an instance does in the background, such as reloading a record. */
+async function eventually(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
 }
 
 const initialize = {
@@ -185,7 +261,11 @@ describe.each(HTTP_ADAPTERS)('sessions in a shared SessionStore (%s)', (adapter)
   async function sharedPair(capabilities: Record<string, unknown>) {
     const store = new InMemorySessionStore();
     const bus = new InMemoryEventBus();
-    const [a, b] = [await instance(store, adapter, false, bus), await instance(store, adapter, false, bus)];
+    const events = new InMemoryEventStore();
+    const [a, b] = [
+      await instance(store, adapter, false, bus, events),
+      await instance(store, adapter, false, bus, events),
+    ];
     apps.push(a, b);
     const opened = await post(a, { ...initialize, params: { ...initialize.params, capabilities } });
     const sessionId = opened.headers.get('mcp-session-id')!;
@@ -238,6 +318,123 @@ describe.each(HTTP_ADAPTERS)('sessions in a shared SessionStore (%s)', (adapter)
     expect(WhoTools.cancelledWith).toBe('user left');
     abort.abort();
     await call;
+  });
+
+  /** A POST whose answer streams (SSE), read as it comes. */
+  async function openPost(app: INestApplication, body: unknown, session: Record<string, string>) {
+    const response = await fetch(`${await app.getUrl()}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: JSON_AND_SSE,
+        'mcp-protocol-version': '2025-11-25',
+        ...session,
+      },
+      body: JSON.stringify(body),
+    });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    return sseEvents(response);
+  }
+
+  /** A `GET` on the session: its standalone stream, or with `Last-Event-ID` a resumption. */
+  async function openGet(app: INestApplication, session: Record<string, string>, lastEventId?: string) {
+    const response = await fetch(`${await app.getUrl()}/mcp`, {
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        ...session,
+        ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+      },
+    });
+    expect(response.status).toBe(200);
+    return sseEvents(response);
+  }
+
+  const callTool = (id: string, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name } });
+
+  it("two instances' copies of one session ask with distinct ids, and each answer reaches the copy that asked", async () => {
+    const { a, b, session } = await sharedPair({ elicitation: {} });
+    const onA = await openPost(a, callTool('on-a', 'ask'), session);
+    const onB = await openPost(b, callTool('on-b', 'ask'), session);
+    const [askedOnA, askedOnB] = [await onA.message(), await onB.message()];
+    expect(askedOnA).toMatchObject({ method: 'elicitation/create', id: expect.any(String) });
+    expect(askedOnB).toMatchObject({ method: 'elicitation/create', id: expect.any(String) });
+    expect(askedOnA.id).not.toBe(askedOnB.id);
+    // Crossed: each answer reaches the instance that did not ask, and travels on the bus to the one that did.
+    const answer = (id: string, word: string) => ({
+      jsonrpc: '2.0',
+      id,
+      result: { action: 'accept', content: { word } },
+    });
+    expect((await post(b, answer(askedOnA.id, 'fern'), session)).status).toBe(202);
+    expect((await post(a, answer(askedOnB.id, 'moss'), session)).status).toBe(202);
+    expect(await onA.message()).toMatchObject({
+      id: 'on-a',
+      result: { content: [{ type: 'text', text: 'got fern' }] },
+    });
+    expect(await onB.message()).toMatchObject({
+      id: 'on-b',
+      result: { content: [{ type: 'text', text: 'got moss' }] },
+    });
+  });
+
+  it('a session closed where it was made (that instance shut down) keeps its record and recorded events: another instance resumes its stream', async () => {
+    const { a, b, session } = await sharedPair({});
+    const call = await openPost(a, callTool('c1', 'chatty'), session);
+    const priming = await call.event();
+    expect(priming).toEqual({ id: expect.any(String), data: '' });
+    const sent = [await call.message(), await call.message(), await call.message()];
+    expect(sent.map((message) => message.params?.level ?? message.id)).toEqual(['info', 'error', 'c1']);
+    await a.close();
+    apps.splice(apps.indexOf(a), 1);
+
+    const resumed = await openGet(b, session, priming!.id);
+    expect([await resumed.message(), await resumed.message(), await resumed.message()]).toEqual(sent);
+    expect(await resumed.ends()).toBe(true); // the POST's stream had ended: nothing more to come
+    expect((await post(b, callWho, session)).status).toBe(200);
+  });
+
+  it("DELETE on one instance ends another's live copy: its GET stream ends, and it answers 404", async () => {
+    const { a, b, session } = await sharedPair({});
+    const stream = await openGet(a, session);
+    expect(await stream.event()).toEqual({ id: expect.any(String), data: '' }); // primed: the stream is open
+    const deleted = await fetch(`${await b.getUrl()}/mcp`, {
+      method: 'DELETE',
+      headers: { 'mcp-protocol-version': '2025-11-25', ...session },
+    });
+    expect(deleted.status).toBe(204);
+    expect(await stream.ends()).toBe(true);
+    expect((await post(a, callWho, session)).status).toBe(404);
+  });
+
+  it('a subscription made on another instance reaches the copy holding the GET stream', async () => {
+    const { a, b, session } = await sharedPair({});
+    const stream = await openGet(a, session);
+    await stream.event(); // primed
+    const subscribe = { jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri: 'memo://1' } };
+    expect((await post(b, subscribe, session)).json).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+    const onA = a.get(LiveSessions).peek(session['mcp-session-id'])!;
+    await eventually(() => onA.subscribedTo('memo://1')); // reloaded from the record in the background
+
+    await b.get(McpServer).notifyResourceUpdated('memo://1');
+    expect(await stream.message()).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/resources/updated',
+      params: { uri: 'memo://1' },
+    });
+    stream.cancel();
+  });
+
+  it('a log level set on another instance applies to calls served here', async () => {
+    const { a, b, session } = await sharedPair({});
+    const setLevel = { jsonrpc: '2.0', id: 3, method: 'logging/setLevel', params: { level: 'error' } };
+    expect((await post(b, setLevel, session)).json).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+    const onA = a.get(LiveSessions).peek(session['mcp-session-id'])!;
+    await eventually(() => onA.logLevel === 'error');
+
+    const call = await openPost(a, callTool('c2', 'chatty'), session);
+    expect(await call.message()).toMatchObject({ method: 'notifications/message', params: { level: 'error' } });
+    expect(await call.message()).toMatchObject({ id: 'c2', result: { content: [{ type: 'text', text: 'said it' }] } });
   });
 
   /** Opens an HTTP+SSE session on `app`: its stream's events as they come, and the message URL it names. */

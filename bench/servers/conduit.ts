@@ -1,10 +1,21 @@
 // This project: McpModule with one `echo` tool behind a trivial guard and interceptor.
 // BENCH_TOOLS=n registers n-1 more tools (for the tools/list scenarios).
 // BENCH_MRTR=1 adds `ask`, which asks the client one form elicitation (an MRTR round trip in the modern era).
+// BENCH_STORE=redis keeps sessions, streams, the event bus and tasks on Redis (REDIS_URL, keys under BENCH_KEY_PREFIX).
+// BENCH_TICK=1 adds `tick` and the resource template it announces (the scale-out section's notification latency).
 import 'reflect-metadata';
-import { Injectable, Module } from '@nestjs/common';
+import { DynamicModule, Injectable, Module } from '@nestjs/common';
 import { serveNest } from './serve-nest';
-import { McpArgs, McpCtx, McpModule, McpRequestContext, McpTool } from '@conduit-mcp/server';
+import {
+  McpArgs,
+  McpCtx,
+  McpModule,
+  McpModuleOptions,
+  McpRequestContext,
+  McpResource,
+  McpServer,
+  McpTool,
+} from '@conduit-mcp/server';
 import { ECHO_INPUT as input, ECHO_PROVIDERS } from './echo.tools';
 
 const extraProviders: any[] = [];
@@ -22,6 +33,34 @@ class AskTools {
   }
 }
 if (process.env.BENCH_MRTR === '1') extraProviders.push(AskTools);
+
+const TICK_INPUT = {
+  type: 'object',
+  properties: { seq: { type: 'integer', minimum: 0, maximum: 1_000_000 } },
+  required: ['seq'],
+} as const;
+
+// Announces an update of bench://tick/<seq> to every stream watching it, on every instance (through the event bus),
+// and answers with the moment it published: the monotonic clock in ns (process.hrtime, CLOCK_MONOTONIC on Linux),
+// which every process of the machine reads alike, so that the driver can time publish → arrival on a stream another
+// process holds. (Not performance.timeOrigin: each process fixes its own at start-up, and two processes disagree.)
+@Injectable()
+class TickTools {
+  constructor(private readonly server: McpServer) {}
+
+  @McpTool({ name: 'tick', description: 'Announces an update of bench://tick/<seq>', input: TICK_INPUT })
+  async tick(@McpArgs() args: { seq: number }) {
+    const publishedAt = process.hrtime.bigint();
+    await this.server.notifyResourceUpdated(`bench://tick/${args.seq}`);
+    return String(publishedAt);
+  }
+
+  @McpResource({ uri: 'bench://tick/{seq}', name: 'tick', description: 'What `tick` announces' })
+  read(@McpArgs() args: { seq: string }) {
+    return `tick ${args.seq}`;
+  }
+}
+if (process.env.BENCH_TICK === '1') extraProviders.push(TickTools);
 
 const extra = Math.max(0, Number(process.env.BENCH_TOOLS ?? 1) - 1);
 if (extra > 0) {
@@ -43,13 +82,38 @@ if (extra > 0) {
   extraProviders.push(ExtraTools);
 }
 
-@Module({
-  // Every bench client is one anonymous address: the sessions section opens 10 000 sessions from it.
-  imports: [
-    McpModule.forRoot({ name: 'bench', version: '1', http: { path: '/mcp', maxSessionsPerPrincipal: 10_000 } }),
-  ],
-  providers: [...ECHO_PROVIDERS, ...extraProviders],
-})
-class BenchModule {}
+// Every bench client is one anonymous address: the sessions section opens 10 000 sessions from it.
+const MCP_OPTIONS: McpModuleOptions = {
+  name: 'bench',
+  version: '1',
+  http: { path: '/mcp', maxSessionsPerPrincipal: 10_000 },
+};
 
-serveNest(BenchModule);
+// The Redis module is imported only with BENCH_STORE=redis, so that the other servers do not load ioredis at all.
+async function mcpImports(): Promise<DynamicModule[]> {
+  const store = process.env.BENCH_STORE;
+  if (store === undefined || store === '') return [McpModule.forRoot(MCP_OPTIONS)];
+  if (store !== 'redis') throw new Error(`BENCH_STORE must be "redis" or unset (got "${store.slice(0, 40)}")`);
+  const keyPrefix = process.env.BENCH_KEY_PREFIX;
+  if (!keyPrefix) throw new Error('BENCH_STORE=redis needs BENCH_KEY_PREFIX: a key prefix of its own for this run');
+  const { McpRedis, McpRedisModule } = await import('@conduit-mcp/redis');
+  return [
+    McpRedisModule.forRoot({ url: process.env.REDIS_URL, keyPrefix }),
+    McpModule.forRootAsync({
+      inject: [McpRedis],
+      useFactory: (redis: InstanceType<typeof McpRedis>) => ({ ...MCP_OPTIONS, ...redis.state(MCP_OPTIONS.name) }),
+    }),
+  ];
+}
+
+mcpImports().then(
+  (imports) => {
+    @Module({ imports, providers: [...ECHO_PROVIDERS, ...extraProviders] })
+    class BenchModule {}
+    serveNest(BenchModule);
+  },
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -21,7 +21,7 @@ const path = require('node:path');
 const { defaultMarkdownFiles, extractSnippets } = require('./readme-snippets');
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const LIBS = ['core', 'server', 'client'];
+const LIBS = ['core', 'server', 'client', 'redis'];
 const keep = process.argv.includes('--keep');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'conduit-packaging-'));
 const children = new Set();
@@ -98,8 +98,9 @@ function makeApp(name, tarballs, { type, dependencies, devDependencies }) {
     ...(type ? { type } : {}),
     dependencies: { ...ours, ...versions(dependencies.theirs) },
     devDependencies: versions(devDependencies),
-    // The libs' own dependency on @conduit-mcp/core is a registry version: this run's tarball stands for it.
-    overrides: { '@conduit-mcp/core': `file:${tarballs.core}` },
+    // The libs' own dependencies on @conduit-mcp/core and /server are registry versions: this run's tarballs stand
+    // for them.
+    overrides: { '@conduit-mcp/core': `file:${tarballs.core}`, '@conduit-mcp/server': `file:${tarballs.server}` },
   };
   fs.writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   log(`${name}: npm install`);

@@ -1,6 +1,7 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
+import { fixtureStateSettings } from './fixture-state.config';
 
 // HTTP_ADAPTER=fastify serves the fixture on @nestjs/platform-fastify, with the same AppModule.
 async function create(): Promise<INestApplication> {
@@ -15,7 +16,12 @@ async function bootstrap(): Promise<void> {
   const app = await create();
   app.enableShutdownHooks();
   await app.listen(Number(process.env.PORT ?? 3001), '127.0.0.1');
-  Logger.log(`MCP endpoint: ${await app.getUrl()}/mcp (${process.env.HTTP_ADAPTER ?? 'express'})`, 'ConformanceServer');
+  const { redisUrl, keyPrefix } = fixtureStateSettings();
+  const state = redisUrl ? `state in Redis under ${keyPrefix}` : 'state in memory';
+  Logger.log(
+    `MCP endpoint: ${await app.getUrl()}/mcp (${process.env.HTTP_ADAPTER ?? 'express'}, ${state})`,
+    'ConformanceServer',
+  );
 }
 
 void bootstrap();

@@ -60,6 +60,7 @@ export type { McpInput } from './context/mcp-input.interface';
 export { McpToolError } from './errors/mcp-tool.error';
 export { McpAbortedError } from './errors/mcp-aborted.error';
 export { McpHealthIndicator } from './health/mcp.health';
+export type { McpStateHealth } from './health/state-health.interface';
 export { MCP_CHANNELS } from './telemetry/mcp.channels';
 export type {
   McpCancelledEvent,
@@ -89,6 +90,9 @@ export { InMemoryEventBus } from './events/in-memory-event.bus';
 export { TaskStore, TERMINAL_TASK_STATUSES } from './tasks/task.store';
 export type { McpTaskStatus, TaskChanges, TaskPage, TaskRecord } from './tasks/task.store';
 export { InMemoryTaskStore } from './tasks/in-memory-task.store';
+export { McpTaskQueue } from './tasks/task.queue';
+export type { McpTaskJob, McpTaskJobAuth } from './tasks/task.queue';
+export { McpTaskExecutor } from './tasks/mcp-task.executor';
 export type { InMemoryTaskStoreOptions } from './tasks/in-memory-task.store';
 export { EventStore, InMemoryEventStore } from './transports/http/event.store';
 export type { EventReplay, InMemoryEventStoreOptions, StoredEvent } from './transports/http/event.store';

@@ -17,6 +17,10 @@ import { MessageSink } from './session/message-sink.interface';
 import { SessionRelaySink } from './events/session-relay.sink';
 import { connectTransport } from './transports/transport.connection';
 import type { McpAuthInfo } from './auth/mcp-auth-info.interface';
+import { SessionStore } from './session/session.store';
+import { EventStore } from './transports/http/event.store';
+import { TaskStore } from './tasks/task.store';
+import { StateHealth, probeState } from './health/state.probe';
 
 /**
  * The insides of one MCP server, for its transports and health: the endpoint they serve (options, live sessions, the
@@ -27,6 +31,8 @@ import type { McpAuthInfo } from './auth/mcp-auth-info.interface';
 export class McpServerHost implements McpEndpoint, OnApplicationBootstrap {
   private readonly transports = new Set<string>();
   private unsubscribe: (() => void) | undefined;
+  // The `session-changed` events this instance published: its own copy is up to date, it does not reload it.
+  private readonly ownChanges = new WeakSet<McpBusEvent>();
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) readonly options: McpModuleOptions,
@@ -37,6 +43,9 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap {
     readonly sessions: LiveSessions,
     @Inject(McpEventBus) private readonly bus: McpEventBus,
     private readonly inFlight: InFlightRequests,
+    @Inject(SessionStore) private readonly sessionStore: SessionStore,
+    @Inject(EventStore) private readonly eventStore: EventStore,
+    @Inject(TaskStore) private readonly taskStore: TaskStore,
   ) {}
 
   get name(): string {
@@ -56,7 +65,19 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     this.explorer.explore(this.name, this.registry);
     // Broadcasts go through the bus, so that every instance's sessions and streams hear them.
-    this.unsubscribe = this.bus.subscribe((event) => this.onBusEvent(event));
+    const unsubscribe = [
+      this.bus.subscribe((event) => this.onBusEvent(event)),
+      // A session ended or changed here is ended or reloaded wherever else it is live.
+      this.sessions.onEnded(({ id }) =>
+        this.publishQuietly({ type: 'session-deleted', server: this.name, sessionId: id }),
+      ),
+      this.sessions.onChanged(({ id }) => {
+        const event: McpBusEvent = { type: 'session-changed', server: this.name, sessionId: id };
+        this.ownChanges.add(event);
+        this.publishQuietly(event);
+      }),
+    ];
+    this.unsubscribe = () => unsubscribe.forEach((stop) => stop());
     this.registry.onListChanged((kind) => this.publishQuietly({ type: 'list-changed', server: this.name, list: kind }));
   }
 
@@ -93,6 +114,19 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap {
     return session;
   }
 
+  /**
+   * The health of the stores and the bus that report one (`health()`), each bounded in time; undefined when none
+   * does (the in-memory defaults).
+   */
+  stateHealth(): Promise<StateHealth | undefined> {
+    return probeState({
+      sessionStore: this.sessionStore,
+      eventStore: this.eventStore,
+      eventBus: this.bus,
+      taskStore: this.taskStore,
+    });
+  }
+
   /** Records that a transport listens for this server (health reporting). */
   markListening(kind: TransportKind, listening: boolean): void {
     if (listening) this.transports.add(kind);
@@ -116,35 +150,51 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap {
     return this.bus.publish(event);
   }
 
-  private publishQuietly(event: McpBusEvent): void {
-    this.bus.publish(event).catch(() => undefined); // a bus that cannot publish logs it itself
+  // Resolves once the bus took the event (or refused it): never rejects, a bus that cannot publish logs it itself.
+  private publishQuietly(event: McpBusEvent): Promise<void> {
+    return this.bus.publish(event).catch(() => undefined);
   }
 
   // What this instance does with the bus's events for its server: tells its own sessions and streams.
   private onBusEvent(event: McpBusEvent): void {
     if (event.server !== this.name) return;
-    if (event.type === 'list-changed') {
-      for (const session of this.sessions.values()) {
-        if (session.revision) session.notify(`notifications/${event.list}/list_changed`);
+    switch (event.type) {
+      case 'list-changed':
+        for (const session of this.sessions.values()) {
+          if (session.revision) session.notify(`notifications/${event.list}/list_changed`);
+        }
+        this.subscriptions.listChanged(event.list);
+        return;
+      case 'resource-updated': {
+        const { uri } = event;
+        for (const session of this.sessions.values()) {
+          if (session.subscribedTo(uri)) session.notify('notifications/resources/updated', { uri });
+        }
+        this.subscriptions.resourceUpdated(uri);
+        return;
       }
-      this.subscriptions.listChanged(event.list);
-    } else if (event.type === 'resource-updated') {
-      const { uri } = event;
-      for (const session of this.sessions.values()) {
-        if (session.subscribedTo(uri)) session.notify('notifications/resources/updated', { uri });
-      }
-      this.subscriptions.resourceUpdated(uri);
-    } else if (event.type === 'sessions-ended') {
-      // Not published again: every instance hears the one event (the publisher too, whose sessions are ended already).
-      this.endSessionsOf(event.principal);
-    } else {
-      // Addressed to one session: only the instance that holds it live does anything.
-      const session = this.sessions.peek(event.sessionId);
-      if (!session) return;
-      if (event.type === 'client-response') session.resolveResponse(event.response);
-      else if (event.type === 'cancelled')
-        session.cancelRequest(event.requestId, event.reason ?? 'Cancelled by the client');
-      else session.outbound?.send(event.message);
+      case 'sessions-ended':
+        // Not published again: every instance hears the one event (the publisher too, whose sessions are ended already).
+        this.endSessionsOf(event.principal);
+        return;
+      case 'session-deleted':
+        // Ended for good elsewhere (its record and streams are gone): this instance's copy only closes.
+        this.sessions.closeLocal(event.sessionId);
+        return;
+      case 'session-changed':
+        if (!this.ownChanges.has(event)) void this.sessions.reload(event.sessionId);
+        return;
+      case 'task-cancel':
+      case 'task-answers':
+      case 'task-status':
+        return; // the task runner's (McpTaskRunner)
     }
+    // Addressed to one session: only the instance that holds it live does anything.
+    const session = this.sessions.peek(event.sessionId);
+    if (!session) return;
+    if (event.type === 'client-response') session.resolveResponse(event.response);
+    else if (event.type === 'cancelled')
+      session.cancelRequest(event.requestId, event.reason ?? 'Cancelled by the client');
+    else session.outbound?.send(event.message);
   }
 }

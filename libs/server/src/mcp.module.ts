@@ -22,6 +22,7 @@ import { ToolTasks } from './methods/tool-tasks';
 import { LegacyToolTasks } from './methods/legacy-tool-tasks';
 import { LegacyTaskChannels } from './tasks/legacy-task.channel';
 import { McpTaskRunner } from './tasks/mcp-task.runner';
+import { McpTaskExecutor } from './tasks/mcp-task.executor';
 import { ASYNC_OPTIONS_TYPE, ConfigurableModuleClass, OPTIONS_TYPE } from './mcp.module-definition';
 import { getMcpServerToken } from './mcp-server.token';
 import { McpServer } from './mcp.server';
@@ -57,6 +58,7 @@ import { RequestStateKeyWarning } from './eras/modern/mrtr/request-state-key.war
     LegacyToolTasks,
     LegacyTaskChannels,
     McpTaskRunner,
+    McpTaskExecutor,
     ResourceMethods,
     PromptMethods,
     CompletionMethods,

@@ -11,6 +11,7 @@ import { LiveSessions } from './session/live-sessions';
 import { SessionStore } from './session/session.store';
 import { InMemoryTaskStore } from './tasks/in-memory-task.store';
 import { TaskStore } from './tasks/task.store';
+import { McpTaskQueue } from './tasks/task.queue';
 import { MCP_TASK_LIMITS } from './tasks/mcp-task.runner';
 import { EventStore, InMemoryEventStore } from './transports/http/event.store';
 
@@ -36,6 +37,11 @@ export const MCP_STATE_PROVIDERS: Provider[] = [
   {
     provide: TaskStore,
     useFactory: (options: McpModuleOptions): TaskStore => options.taskStore ?? new InMemoryTaskStore(),
+    inject: [MCP_MODULE_OPTIONS],
+  },
+  {
+    provide: McpTaskQueue,
+    useFactory: (options: McpModuleOptions): McpTaskQueue | null => options.taskQueue ?? null,
     inject: [MCP_MODULE_OPTIONS],
   },
   {
@@ -74,6 +80,7 @@ export const MCP_STATE_PROVIDERS: Provider[] = [
         maxSessionsPerOwner: httpOf(options).maxSessionsPerPrincipal,
         idleMs: httpOf(options).sessionIdleMs,
         store,
+        sharedStore: options.sessionStore !== undefined,
       }),
     inject: [MCP_MODULE_OPTIONS, SessionStore],
   },

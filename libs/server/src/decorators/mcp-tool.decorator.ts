@@ -37,6 +37,15 @@ export interface McpToolOptions {
    * is an ordinary one; a handler that returns without calling it answers inline).
    */
   taskStart?: 'call' | 'handler';
+  /**
+   * Runs the tool's tasks in a worker process when the module has a `taskQueue` (`@conduit-mcp/redis`: a BullMQ
+   * queue run by `McpTaskWorker`): the call is queued, and the task survives the restart of the instance that
+   * accepted it; cancels, answers and status changes cross through the event bus. Without a queue the task runs in
+   * the instance, as any task. Needs `task: 'optional'` or `'required'`; not with `taskStart: 'handler'` (such a
+   * call has begun on the instance). A worker runs a task at most once: one whose worker died is `failed`, not run
+   * again. Default false.
+   */
+  durable?: boolean;
   /** Modern-era caching hints for this tool (the list it appears in takes the shortest `ttlMs`, and `private` wins). */
   cache?: McpCacheHint;
   _meta?: Meta;

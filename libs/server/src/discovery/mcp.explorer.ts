@@ -120,9 +120,11 @@ export class McpExplorer {
     if (taskStart === 'handler' && task === 'forbidden') {
       throw new McpDeclarationError(method.source, "taskStart: 'handler' needs task: 'optional' or 'required'");
     }
+    const durable = this.durableOf(method.source, options.durable, task, taskStart);
     registry.addTool({
       task,
       taskStart,
+      durable,
       source: method.source,
       enabled: true,
       cache: options.cache,
@@ -145,6 +147,20 @@ export class McpExplorer {
         _meta: options._meta,
       }),
     });
+  }
+
+  // A durable tool's tasks go to a worker: it must run as a task, and its task must begin before its handler does.
+  private durableOf(source: string, durable: unknown, task: string, taskStart: string): boolean {
+    if (durable === undefined || durable === false) return false;
+    if (durable !== true)
+      throw new McpDeclarationError(source, `durable must be true or false, not ${String(durable)}`);
+    if (task === 'forbidden') throw new McpDeclarationError(source, "durable needs task: 'optional' or 'required'");
+    if (taskStart === 'handler')
+      throw new McpDeclarationError(
+        source,
+        "durable excludes taskStart: 'handler' (such a task begins in the instance's handler, which no worker can resume)",
+      );
+    return true;
   }
 
   private addResource(registry: McpRegistry, method: DiscoveredMethod, options: McpResourceOptions): void {

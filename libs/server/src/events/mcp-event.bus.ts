@@ -1,4 +1,5 @@
-import { JsonRpcId, JsonRpcMessage, JsonRpcResponse } from '@conduit-mcp/core';
+import { JsonRpcId, JsonRpcMessage, JsonRpcResponse, TaskStatus } from '@conduit-mcp/core';
+import type { McpStateHealth } from '../health/state-health.interface';
 import type { McpListKind } from '../registry/mcp-list-kind';
 
 /**
@@ -17,7 +18,17 @@ export type McpBusEvent =
   /** A `notifications/cancelled` for a request that runs on another instance. */
   | { type: 'cancelled'; server: string; sessionId: string; requestId: JsonRpcId; reason?: string }
   /** `McpServer.endSessionsOf(principal)`: every instance ends the sessions of `principal` it holds live. */
-  | { type: 'sessions-ended'; server: string; principal: string };
+  | { type: 'sessions-ended'; server: string; principal: string }
+  /** A session was ended for good (`DELETE`, `endSessionsOf`, its stream or transport closed): live copies close. */
+  | { type: 'session-deleted'; server: string; sessionId: string }
+  /** A session's record changed (subscriptions, log level…): the instances holding a live copy reload it. */
+  | { type: 'session-changed'; server: string; sessionId: string }
+  /** A task was cancelled (`cancelled` in the store already): the instance or worker running it aborts its handler. */
+  | { type: 'task-cancel'; server: string; taskId: string; owner: string }
+  /** Answers to a task's questions (`tasks/update`, checked), for the instance or worker running it. */
+  | { type: 'task-answers'; server: string; taskId: string; owner: string; responses: Record<string, unknown> }
+  /** A worker changed a task's status (in the store already): the instance that queued it tells its listeners. */
+  | { type: 'task-status'; server: string; taskId: string; owner: string; status: TaskStatus };
 
 /** Handles the events of the bus; never throws into the bus. */
 export type McpBusListener = (event: McpBusEvent) => void;
@@ -31,6 +42,12 @@ export interface McpEventBus {
   publish(event: McpBusEvent): Promise<void>;
   /** Subscribes to every event; returns the unsubscribe function. */
   subscribe(listener: McpBusListener): () => void;
+  /**
+   * Optional: whether the bus can carry events between instances now (a shared bus: its connections).
+   * `McpHealthIndicator` reports it and is down while it is down; an answer slower than 2 s counts as down. Never
+   * rejects.
+   */
+  health?(): Promise<McpStateHealth>;
 }
 
 /** The injection token of the {@link McpEventBus} (interface and token under one name). */

@@ -5,6 +5,7 @@ import { Era, Icon } from '@conduit-mcp/core';
 import type { McpEventBus } from '../events/mcp-event.bus';
 import type { SessionStore } from '../session/session.store';
 import type { TaskStore } from '../tasks/task.store';
+import type { McpTaskQueue } from '../tasks/task.queue';
 import type { McpTaskLimits } from '../tasks/mcp-task.runner';
 import type { EventStore } from '../transports/http/event.store';
 
@@ -152,6 +153,12 @@ export interface McpModuleOptions {
   /** Where tasks are kept, bound to their owners. Default: an `InMemoryTaskStore`. */
   taskStore?: TaskStore;
   /**
+   * Where the tasks of durable tools (`@McpTool({ durable: true })`) are queued for worker processes
+   * (`@conduit-mcp/redis`'s `RedisTaskQueue`, run by `McpTaskWorker`). Default: none, durable tools run their tasks
+   * in the instance.
+   */
+  taskQueue?: McpTaskQueue;
+  /**
    * Bounds of the tasks tools run as (`@McpTool({ task })`): retention by default (1 h) and at most (24 h), the
    * polling interval suggested to clients (1 s), and the most tasks running at once on this instance (100).
    */
@@ -215,10 +222,16 @@ export interface McpCacheHint {
 /** How the state of a modern-era multi round-trip request is sealed into `requestState`. */
 export interface McpRequestStateOptions {
   /**
-   * HMAC-SHA256 key, at least 16 bytes. Default: a random key per process (a warning is logged), which breaks
-   * retries that land on another instance: give every instance behind one endpoint the same secret.
+   * HMAC-SHA256 key (16 to 4096 bytes) sealing `requestState` and signing list cursors, or a list of 1 to 8 such keys
+   * for rotations: the first seals, every one opens what it sealed (a sealed state names its key by a short id, never
+   * the key; a state naming a key not listed is refused like a forged one). To rotate: deploy `[new, old]` on every
+   * instance, then, once the last `[old]` instance is gone and `ttlMs` has passed, `[new]` (deploying `[old, new]`
+   * first spares the states an upgraded instance seals while others still hold `[old]` alone). An empty list, a
+   * repeated or short key, or more than 8 stop the app at start-up. Default: a random key per process (a warning is
+   * logged), which breaks retries that land on another instance: give every instance behind one endpoint the same
+   * secret.
    */
-  secret?: string | Buffer;
+  secret?: string | Buffer | readonly (string | Buffer)[];
   /** How long a sealed state stays valid. Default 10 minutes. */
   ttlMs?: number;
   /**

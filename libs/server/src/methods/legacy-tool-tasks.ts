@@ -10,7 +10,7 @@ import { offersLegacyTasks, taskOwnerOf } from '../tasks/task-extension';
 import { toLegacyTask } from '../tasks/task.projection';
 import { TaskRecord } from '../tasks/task.store';
 import { checkArguments } from './tool-arguments';
-import { ToolInvoke, detachedContext, noRoomForTask } from './tool-tasks';
+import { ToolInvoke, detachedContext, durableCallOf, noRoomForTask } from './tool-tasks';
 
 /**
  * The task path of `tools/call` in revision 2025-11-25 (its experimental tasks): a request with `params.task`, to a
@@ -51,7 +51,8 @@ export class LegacyToolTasks {
     const checked = await checkArguments(tool, args);
     if (!checked.ok) return checked.error;
     const owner = taskOwnerOf(ctx);
-    let channel!: LegacyTaskChannel;
+    const durable = durableCallOf(tool, args, ctx);
+    let channel: LegacyTaskChannel | undefined;
     const task = await this.runner.start({
       owner,
       server: ctx.server,
@@ -62,21 +63,23 @@ export class LegacyToolTasks {
       input: ({ taskId, signal, asking }) =>
         this.era.input(
           session,
-          () => channel.sink,
+          () => channel?.sink,
           { signal },
           {
             taskId,
             asking,
-            sink: (method, questionSignal, timeoutMs) => channel.ready(method, questionSignal, timeoutMs),
+            sink: (method, questionSignal, timeoutMs) => channel!.ready(method, questionSignal, timeoutMs),
           },
         ),
-      // No related-task `_meta` on status notifications (the specification says so); polling covers a missed one.
+      // No related-task `_meta` on status notifications (the specification says so); polling covers a missed one. A
+      // task a worker runs has no channel here: its changes go to the session's own stream.
       onStatus: (record) =>
-        channel?.sink?.send({
+        (channel?.sink ?? session.outbound)?.send({
           jsonrpc: '2.0',
           method: 'notifications/tasks/status',
           params: { ...toLegacyTask(record) },
         }),
+      durable,
       run: async (running) => {
         const detached = detachedContext(ctx, running.signal, {
           session,
@@ -97,6 +100,9 @@ export class LegacyToolTasks {
         }
       },
     });
+    // A task owned by its session ends with it, also when a worker runs it (the cancel reaches the worker).
+    if (task && durable && this.runner.queuesDurable && owner.startsWith('session:'))
+      session.onClose(() => void this.runner.cancel(owner, task.taskId));
     return task ? created(task) : noRoomForTask(tool);
   }
 }

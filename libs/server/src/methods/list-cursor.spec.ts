@@ -2,27 +2,42 @@ import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { RawClient } from '../../../../test/support/raw-client';
 import { McpModule, McpModuleOptions, McpPrompt, McpServer, McpTool } from '../index';
+import type * as Crypto from 'node:crypto';
 import { ListCursors } from './list-cursor';
 
+// The module itself (not an import's copy of its bindings), so that a spy on it sees the calls of list-cursor.ts.
+const crypto = jest.requireActual<typeof Crypto>('node:crypto');
 const key = Buffer.from('a-sealing-key-of-at-least-16-bytes');
 const tools = new ListCursors('tools', () => key);
+const k1 = Buffer.from('the-first-key-of-at-least-16-bytes');
+const k2 = Buffer.from('the-second-key-of-at-least-16-bytes');
 
-/** The cursor with one character of its body (before the dot) or of its tag (after it) changed. */
-function edited(cursor: string, part: 'body' | 'tag'): string {
-  const at = part === 'body' ? 2 : cursor.length - 2;
+/** The cursor with one character of its key id (first part), body (second) or tag (last) changed. */
+function edited(cursor: string, part: 'id' | 'body' | 'tag'): string {
+  const at = part === 'id' ? 2 : part === 'body' ? cursor.indexOf('.') + 3 : cursor.length - 2;
   return cursor.slice(0, at) + (cursor[at] === 'A' ? 'B' : 'A') + cursor.slice(at + 1);
 }
 
-/** A cursor whose payload says `payload`, carrying the tag of a genuine cursor. */
+/** A cursor whose payload says `payload`, carrying the key id and tag of a genuine cursor. */
 function forged(payload: object, genuine: string): string {
-  return `${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${genuine.split('.')[1]}`;
+  const [id, , tag] = genuine.split('.');
+  return `${id}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${tag}`;
 }
+
+/** A cursor as made before key ids: `<body>.<tag>`, the tag under the cursor subkey of `signingKey`. */
+function keylessCursor(list: string, offset: number, signingKey: Buffer): string {
+  const subkey = crypto.createHmac('sha256', signingKey).update('conduit-mcp/list-cursor/v1').digest();
+  const body = Buffer.from(JSON.stringify({ l: list, o: offset })).toString('base64url');
+  return `${body}.${crypto.createHmac('sha256', subkey).update(body).digest().subarray(0, 16).toString('base64url')}`;
+}
+
+const invalidCursor = expect.objectContaining({ code: -32602, message: 'Invalid cursor' });
 
 describe('ListCursors', () => {
   it('decodes the offsets it encoded, as opaque strings', () => {
     for (const offset of [0, 1, 100, Number.MAX_SAFE_INTEGER]) {
       const cursor = tools.encode(offset);
-      expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+      expect(cursor).toMatch(/^[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
       expect(tools.decode(cursor)).toBe(offset);
     }
   });
@@ -31,8 +46,10 @@ describe('ListCursors', () => {
     ['an empty cursor', ''],
     ['garbage', 'not-a-cursor'],
     ['a lone dot', '.'],
-    ['no body', `.${tools.encode(2).split('.')[1]}`],
-    ['no tag', tools.encode(2).split('.')[0]],
+    ['no body', `${tools.encode(2).split('.')[0]}..${tools.encode(2).split('.')[2]}`],
+    ['no tag', tools.encode(2).split('.').slice(0, 2).join('.')],
+    ['no key id', tools.encode(2).split('.').slice(1).join('.')],
+    ['an edited key id', edited(tools.encode(2), 'id')],
     ['an edited body', edited(tools.encode(2), 'body')],
     ['an edited tag', edited(tools.encode(2), 'tag')],
     ['a forged offset under a genuine tag', forged({ l: 'tools', o: 4 }, tools.encode(2))],
@@ -45,6 +62,48 @@ describe('ListCursors', () => {
     ['an object', { o: 2 }],
   ])('refuses %s with -32602', (_name, cursor) => {
     expect(() => tools.decode(cursor)).toThrow(expect.objectContaining({ code: -32602, message: 'Invalid cursor' }));
+  });
+
+  it('opens a cursor made with the first key of a ring that lists it later', () => {
+    const cursor = new ListCursors('tools', () => [k1]).encode(7);
+    expect(new ListCursors('tools', () => [k2, k1]).decode(cursor)).toBe(7);
+  });
+
+  it('makes cursors with the first key of its ring, which a ring of that key alone opens', () => {
+    const cursor = new ListCursors('tools', () => [k2, k1]).encode(7);
+    expect(new ListCursors('tools', () => [k2]).decode(cursor)).toBe(7);
+    expect(new ListCursors('tools', () => k2).decode(cursor)).toBe(7);
+  });
+
+  it('refuses a cursor naming a key it does not hold exactly as a forged one', () => {
+    const cursor = new ListCursors('tools', () => [k2, k1]).encode(7);
+    const ring = new ListCursors('tools', () => [k1]);
+    expect(() => ring.decode(cursor)).toThrow(invalidCursor);
+    expect(() => ring.decode(edited(ring.encode(7), 'tag'))).toThrow(invalidCursor);
+  });
+
+  it('opens a cursor made before key ids with the sealing key only', () => {
+    expect(new ListCursors('tools', () => [k1, k2]).decode(keylessCursor('tools', 5, k1))).toBe(5);
+    expect(() => new ListCursors('tools', () => [k2, k1]).decode(keylessCursor('tools', 5, k1))).toThrow(invalidCursor);
+    expect(() => new ListCursors('tools', () => [k1]).decode(keylessCursor('prompts', 5, k1))).toThrow(invalidCursor);
+  });
+
+  it('computes one HMAC to open a cursor, whichever key made it, and none for an unknown key id', () => {
+    const keys = Array.from({ length: 8 }, (_, index) => Buffer.from(`ring-key-number-${index}-of-eight`));
+    const ring = new ListCursors('tools', () => keys);
+    const last = new ListCursors('tools', () => [keys[7]]).encode(3);
+    const unknown = new ListCursors('tools', () => [k1]).encode(3);
+    ring.encode(0); // builds the ring: its subkeys and ids
+    const hmacs = jest.spyOn(crypto, 'createHmac');
+    try {
+      expect(ring.decode(last)).toBe(3);
+      expect(hmacs).toHaveBeenCalledTimes(1);
+      hmacs.mockClear();
+      expect(() => ring.decode(unknown)).toThrow(invalidCursor);
+      expect(hmacs).not.toHaveBeenCalled();
+    } finally {
+      hmacs.mockRestore();
+    }
   });
 
   it('reads its key once, when the first cursor is made or read', () => {

@@ -5,7 +5,7 @@ import { paginate } from './pagination';
 import { McpModuleOptions } from '../interfaces/mcp-module-options.interface';
 import { DEFAULT_MAX_LIST_CACHE_BYTES, DEFAULT_PAGE_SIZE } from '../mcp.constants';
 import { ALWAYS_ALLOWED } from '../registry/registry.types';
-import { sealingKeyOf } from '../sealing-key';
+import { sealingKeysOf } from '../sealing-key';
 import { cacheFields } from './cache-hint';
 import { ListPageCache } from './list-page.cache';
 
@@ -45,8 +45,8 @@ export class ListPages {
     private readonly scopes: ScopeCheck,
   ) {
     // Read at start-up, so that a bad requestState.secret stops the app rather than fails a request.
-    const sealingKey = sealingKeyOf(options);
-    this.cursors = new ListCursors(key, () => sealingKey);
+    const sealingKeys = sealingKeysOf(options);
+    this.cursors = new ListCursors(key, () => sealingKeys);
     this.pages = new ListPageCache(options.maxListCacheBytes ?? DEFAULT_MAX_LIST_CACHE_BYTES);
   }
 

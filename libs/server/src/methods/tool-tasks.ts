@@ -7,7 +7,8 @@ import { McpRequestState } from '../context/mcp-request-state';
 import { RegisteredTool } from '../registry/registry.types';
 import { McpSession } from '../session/mcp-session';
 import { RequestCancellation } from '../session/request-cancellation';
-import { McpTaskRunner, RunningTask } from '../tasks/mcp-task.runner';
+import { DurableCall, McpTaskRunner, RunningTask } from '../tasks/mcp-task.runner';
+import { jobAuthOf } from '../tasks/task-job.reader';
 import { declaresTasks, taskOwnerOf, tasksExtensionRequired } from '../tasks/task-extension';
 import { toDetailedTask, toModernTask } from '../tasks/task.projection';
 import { McpSubscriptionHub } from '../events/subscription.hub';
@@ -56,6 +57,7 @@ export class ToolTasks {
     if (tool.taskStart === 'handler') return this.startedByHandler(tool, checked.value, ctx, invoke);
     const task = await this.runner.start({
       ...this.launchOf(tool, ctx),
+      durable: durableCallOf(tool, args, ctx),
       run: (running) => invoke(checked.value, detached(ctx, running)),
     });
     return task ? created(task) : noRoomForTask(tool);
@@ -111,9 +113,29 @@ function created(task: TaskRecord): Record<string, unknown> {
   return { ...toModernTask(task), resultType: 'task' };
 }
 
-// The task's own context: the request's facts, a session and cancellation of its own (the request's end with its
-// HTTP exchange), the task's questions, and nowhere to send progress or logs.
-function detached(ctx: McpRequestContext, task: RunningTask): McpRequestContext {
+/**
+ * What a durable tool's task is queued with (undefined for any other tool): the call as a worker needs it — the
+ * arguments as sent (they passed the check), the revision, the client, the transport's kind and who called (never the
+ * token).
+ */
+export function durableCallOf(
+  tool: RegisteredTool,
+  args: Record<string, unknown>,
+  ctx: McpRequestContext,
+): DurableCall | undefined {
+  if (!tool.durable) return undefined;
+  const call: DurableCall = { protocolVersion: ctx.protocolVersion, arguments: args, transport: ctx.transport.kind };
+  if (ctx.clientInfo !== undefined) call.clientInfo = ctx.clientInfo;
+  const auth = jobAuthOf(ctx.auth);
+  if (auth !== undefined) call.auth = auth;
+  return call;
+}
+
+/**
+ * The task's own context: the request's facts, a session and cancellation of its own (the request's end with its
+ * HTTP exchange), the task's questions, and nowhere to send progress or logs (a worker's task runs in one alike).
+ */
+export function detached(ctx: McpRequestContext, task: RunningTask): McpRequestContext {
   return detachedContext(ctx, task.signal, {
     session: new McpSession(undefined, false),
     input: task.input,

@@ -81,7 +81,12 @@ export class ToolMethods {
     return checked.ok ? this.invoke(tool, checked.value, ctx) : checked.error;
   }
 
-  private invoker(tool: RegisteredTool): ToolInvoke {
+  /**
+   * Runs `tool`'s handler, in a context it is given, on arguments already checked: through the Nest pipeline (guards,
+   * interceptors, pipes, filters) with the answer a call gets — a tool error as a result, a protocol error thrown, the
+   * output checked. The task paths run their handlers through it, here and in a worker (`McpTaskExecutor`).
+   */
+  invoker(tool: RegisteredTool): ToolInvoke {
     return (checked, taskCtx) => this.invoke(tool, checked, taskCtx);
   }
 

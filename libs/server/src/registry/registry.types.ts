@@ -41,6 +41,8 @@ export interface RegisteredTool extends Registered {
   task: McpToolTaskSupport;
   /** When such a call becomes a task: before the handler, or when it calls `ctx.runAsTask()`. */
   taskStart: 'call' | 'handler';
+  /** Whether its tasks are queued for a worker when the module has a task queue (`@McpTool({ durable: true })`). */
+  durable: boolean;
 }
 
 export interface RegisteredResource extends Registered {

@@ -1,6 +1,23 @@
 import { InMemorySessionStore } from './in-memory-session.store';
 import { LiveSessions, SessionTicket } from './live-sessions';
 import { McpSession } from './mcp-session';
+import { SessionStore } from './session.store';
+import { StoreUnavailableError } from './store.call';
+
+const settled = () => new Promise((resolve) => setImmediate(resolve)); // background store writes are done
+
+/** An in-memory store whose every call rejects while `down`. */
+function flaky(): SessionStore & { down: boolean } {
+  const inner = new InMemorySessionStore({});
+  const store = { down: false } as SessionStore & { down: boolean };
+  for (const method of ['create', 'get', 'update', 'touch', 'delete', 'count'] as const) {
+    (store as unknown as Record<string, unknown>)[method] = (...args: unknown[]) =>
+      store.down
+        ? Promise.reject(new Error('store down'))
+        : (inner[method] as (...a: unknown[]) => Promise<unknown>).apply(inner, args);
+  }
+  return store;
+}
 
 // Admits and adds a session of `owner`; the refusal when there is no room.
 function open(sessions: LiveSessions, id: string, owner?: string): McpSession | string {
@@ -111,6 +128,87 @@ describe('LiveSessions', () => {
     expect(session.closed).toBe(true);
     expect(sessions.peek('quiet')).toBeUndefined();
     expect(await store.get('quiet')).toMatchObject({ id: 'quiet', revision: '2025-11-25' });
+  });
+
+  it('tells the onEnded listeners of a session ended for good once its record is gone, and not of one only closed here', async () => {
+    const store = new InMemorySessionStore({});
+    const sessions = live({ store });
+    const ended: Array<{ id: string; recordLeft: boolean }> = [];
+    sessions.onEnded((session) => {
+      // Asked from within the listener: the record must be gone by then.
+      void store.get(session.id).then((record) => ended.push({ id: session.id, recordLeft: record !== undefined }));
+    });
+    for (const id of ['closed', 'shut', 'deleted']) sessions.add(new McpSession(id));
+    await settled();
+    sessions.peek('closed')!.close(); // idle here, say
+    sessions.closeLocal('shut');
+    sessions.delete('deleted');
+    await settled();
+    expect(ended).toEqual([{ id: 'deleted', recordLeft: false }]);
+    expect(await store.get('closed')).toBeDefined();
+    expect(await store.get('shut')).toBeDefined();
+  });
+
+  it('tells the onChanged listeners of a change once the store has it', async () => {
+    const store = new InMemorySessionStore({});
+    const sessions = live({ store });
+    const session = new McpSession('c');
+    sessions.add(session);
+    await settled();
+    const seen: Array<string | undefined> = [];
+    sessions.onChanged(({ id }) => void store.get(id).then((record) => seen.push(record?.logLevel)));
+    session.logLevel = 'warning';
+    sessions.save(session, { logLevel: 'warning' });
+    await settled();
+    expect(seen).toEqual(['warning']);
+  });
+
+  it('reloads a live copy from its record (changed elsewhere), and closes it once the record is gone', async () => {
+    const store = new InMemorySessionStore({});
+    const [elsewhere, here] = [live({ store }), live({ store })];
+    const session = new McpSession('shared');
+    session.revision = '2025-11-25';
+    elsewhere.add(session);
+    await settled();
+    const copy = (await here.find('shared', undefined))!;
+    session.subscriptions.add('memo://1');
+    elsewhere.save(session, { subscriptions: ['memo://1'], logLevel: 'error' });
+    await settled();
+    expect(copy.subscribedTo('memo://1')).toBe(false);
+    await here.reload('shared');
+    expect(copy.subscribedTo('memo://1')).toBe(true);
+    expect(copy.logLevel).toBe('error');
+
+    elsewhere.delete('shared');
+    await settled();
+    await here.reload('shared');
+    expect(copy.closed).toBe(true);
+    expect(here.peek('shared')).toBeUndefined();
+  });
+
+  it("resolves add with why a session's record was not kept: refused by the store, or the store failing", async () => {
+    const full = live({ store: new InMemorySessionStore({ maxSessions: 1 }) });
+    expect(await full.add(new McpSession('one'))).toEqual({ ok: true });
+    expect(await full.add(new McpSession('two'))).toEqual({ ok: false, reason: 'full' });
+    const store = flaky();
+    store.down = true;
+    const sessions = live({ store });
+    const session = new McpSession('lost');
+    expect(await sessions.add(session)).toEqual({ ok: false, reason: 'unavailable' });
+    expect(sessions.peek('lost')).toBe(session); // kept live: the caller decides (HTTP refuses it, stdio keeps it)
+    expect(sessions.closeLocal('lost')).toBe(true);
+    expect(session.closed).toBe(true);
+  });
+
+  it('rejects a lookup of a session not live here with a StoreUnavailableError while the store fails', async () => {
+    const store = flaky();
+    const sessions = live({ store });
+    const held = new McpSession('held');
+    sessions.add(held);
+    await settled();
+    store.down = true;
+    expect(sessions.find('held', undefined)).toBe(held); // live here: no store call
+    await expect(sessions.find('elsewhere', undefined)).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
   it('deletes the record of a session ended for good', async () => {

@@ -15,6 +15,7 @@ import { McpAbortedError } from '../errors/mcp-aborted.error';
 import { MessageSink } from './message-sink.interface';
 import { SessionRecord } from './session-record';
 import { RequestCancellation } from './request-cancellation';
+import { nextServerRequestId } from './server-request.ids';
 import type { TransportKind } from '../dispatch/transport-facts.interface';
 
 /** Most notifications kept for a session while it has no outbound channel. */
@@ -63,7 +64,6 @@ export class McpSession {
   private pendingBytes = 0;
   private closeListeners: Set<() => void> | undefined;
   private outboundListeners: Set<() => void> | undefined;
-  private nextRequestId = 0;
 
   /** The resource URIs the client subscribed to (`resources/subscribe`). */
   get subscriptions(): Set<string> {
@@ -115,16 +115,24 @@ export class McpSession {
   /** A live session rebuilt from its record (made by another instance, or before a restart). */
   static fromRecord(record: SessionRecord): McpSession {
     const session = new McpSession(record.id);
-    session.revision = record.revision;
-    session.clientInfo = record.clientInfo;
-    session.clientCapabilities = record.clientCapabilities;
-    session.logLevel = record.logLevel;
-    session.initialized = record.initialized;
     session.principal = record.principal;
     session.openedOver = record.transport;
     session.createdAt = record.createdAt;
-    if (record.subscriptions.length) session.subscribedUris = new Set(record.subscriptions);
+    session.applyRecord(record);
     return session;
+  }
+
+  /**
+   * Takes what a client may change during the session from its record (another instance changed it: a subscription,
+   * the log level). Who owns the session and where it was opened never change.
+   */
+  applyRecord(record: SessionRecord): void {
+    this.revision = record.revision;
+    this.clientInfo = record.clientInfo;
+    this.clientCapabilities = record.clientCapabilities;
+    this.logLevel = record.logLevel;
+    this.initialized = record.initialized;
+    this.subscribedUris = record.subscriptions.length ? new Set(record.subscriptions) : undefined;
   }
 
   /** What the session is, as data (its record in the `SessionStore`). */
@@ -225,7 +233,8 @@ export class McpSession {
         );
       }
     }
-    const id = `s${++this.nextRequestId}`;
+    // Unique across instances: another instance's copy of this session may hold a question of its own.
+    const id = nextServerRequestId();
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         this.pending.get(id)?.cleanup();

@@ -1,3 +1,4 @@
+import type { McpStateHealth } from '../health/state-health.interface';
 import { SessionRecord, SessionRecordChanges } from './session-record';
 
 /** Why a session could not be created. */
@@ -19,8 +20,18 @@ export interface SessionStore {
   touch(id: string): Promise<void>;
   /** Deletes a record; false when there was none. */
   delete(id: string): Promise<boolean>;
+  /**
+   * Optional: whether a record exists, cheaper than {@link get} (a shared store checks it on each request of a
+   * session another instance may have deleted); without it, `get` is used.
+   */
+  exists?(id: string): Promise<boolean>;
   /** How many records are kept. */
   count(): Promise<number>;
+  /**
+   * Optional: whether the store can serve now (a shared store: its connection). `McpHealthIndicator` reports it and
+   * is down while it is down; an answer slower than 2 s counts as down. Never rejects.
+   */
+  health?(): Promise<McpStateHealth>;
 }
 
 /** The injection token of the {@link SessionStore} (interface and token under one name). */

@@ -1,13 +1,17 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { CallToolResult, ClientCapabilities, Era, ErrorCode, SchemaValidator } from '@conduit-mcp/core';
+import { CallToolResult, ClientCapabilities, Era, ErrorCode, McpError, SchemaValidator } from '@conduit-mcp/core';
 import { McpInput } from '../context/mcp-input.interface';
-import { toWireError } from '../dispatch/error.mapper';
 import { McpAbortedError } from '../errors/mcp-aborted.error';
+import type { InputRequest } from '../eras/modern/mrtr/input-question';
+import { McpBusEvent, McpEventBus } from '../events/mcp-event.bus';
 import { McpTaskEvent } from '../telemetry/mcp.channels';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
-import { TERMINAL_TASK_STATUSES, TaskPage, TaskRecord, TaskStore } from './task.store';
-import { ModernTaskInput } from './task-input';
+import { abandonedEnding, taskEnding } from './task.ending';
+import { TaskFollowers } from './task.followers';
+import { McpTaskJob, McpTaskQueue } from './task.queue';
+import { TERMINAL_TASK_STATUSES, TaskChanges, TaskPage, TaskRecord, TaskStore } from './task.store';
+import { ModernTaskInput, checkResponses } from './task-input';
 
 /** Bounds and defaults of the tasks a server runs. */
 export interface McpTaskLimits {
@@ -60,7 +64,19 @@ export interface TaskLaunch {
   onStatus?(task: TaskRecord): void;
   /** Runs the tool; resolves its result, or rejects with the error a plain call would answer. */
   run(task: RunningTask): Promise<CallToolResult>;
+  /**
+   * A durable tool's call (`@McpTool({ durable: true })`): what a worker needs to run it. With a task queue
+   * (`McpModule.forRoot({ taskQueue })`) the task is queued for a worker and `run` is not called here; without one
+   * the task runs here like any other.
+   */
+  durable?: DurableCall;
 }
+
+/** What a queued job carries beyond the task's own fields. */
+export type DurableCall = Pick<McpTaskJob, 'protocolVersion' | 'arguments' | 'clientInfo' | 'transport' | 'auth'>;
+
+/** A bus event about a task (`task-cancel`, `task-answers`, `task-status`). */
+type TaskBusEvent = Extract<McpBusEvent, { type: 'task-cancel' | 'task-answers' | 'task-status' }>;
 
 interface Running {
   owner: string;
@@ -80,6 +96,8 @@ interface Running {
   controller: AbortController;
   input: McpInput;
   expiry: NodeJS.Timeout;
+  /** The store write of its failure, when it was stopped as failed (shutdown, a worker's run given up). */
+  failing?: Promise<TaskRecord | undefined>;
 }
 
 /**
@@ -88,22 +106,41 @@ interface Running {
  * error is `completed` in the modern era (the tasks extension) and `failed` in 2025-11-25; a JSON-RPC error is
  * `failed` with that error. Cancelling marks the task `cancelled` at once and aborts its handler; a task past its
  * retention is aborted and dropped; at shutdown the tasks still running are marked `failed`.
+ *
+ * A durable tool's task, with a task queue, is created here and queued for a worker, whose runner `adopt`s it. Tasks
+ * reach across instances through the event bus: cancelling or answering a task that does not run here publishes
+ * `task-cancel` / `task-answers`, which the runner running it applies; a worker announces each change of status
+ * (`task-status`) to the instance that queued the task, which tells the task's status listeners.
  */
 @Injectable()
-export class McpTaskRunner implements OnApplicationShutdown {
+export class McpTaskRunner implements OnModuleInit, OnApplicationShutdown {
   private readonly running = new Map<string, Running>();
   private readonly limits: Required<McpTaskLimits>;
+  private readonly followers: TaskFollowers;
+  private readonly logger = new Logger('McpTaskRunner');
+  private unsubscribe: (() => void) | undefined;
 
   constructor(
     @Inject(TaskStore) private readonly store: TaskStore,
     private readonly schemas: SchemaValidator,
     @Inject(MCP_TASK_LIMITS) limits: McpTaskLimits | undefined,
     private readonly telemetry: McpTelemetry = new McpTelemetry(),
+    @Optional() @Inject(McpEventBus) private readonly bus: McpEventBus | null = null,
+    @Optional() @Inject(McpTaskQueue) private readonly queue: McpTaskQueue | null = null,
   ) {
     this.limits = { ...DEFAULT_TASK_LIMITS, ...definedOnly(limits ?? {}) };
     for (const [name, value] of Object.entries(this.limits)) {
       if (!Number.isSafeInteger(value) || value < 1) throw new Error(`tasks.${name} must be a positive integer`);
     }
+    this.followers = new TaskFollowers(store);
+  }
+
+  /** Listens on the bus for the tasks of other instances' requests (cancels, answers, status changes). */
+  onModuleInit(): void {
+    this.unsubscribe ??= this.bus?.subscribe((event) => {
+      if (event.type === 'task-cancel' || event.type === 'task-answers' || event.type === 'task-status')
+        this.onTaskEvent(event);
+    });
   }
 
   /** How many tasks run on this instance now. */
@@ -111,15 +148,77 @@ export class McpTaskRunner implements OnApplicationShutdown {
     return this.running.size;
   }
 
+  /** Whether durable tools' tasks go to a task queue (else they run here). */
+  get queuesDurable(): boolean {
+    return Boolean(this.queue);
+  }
+
   /**
    * Creates the task and starts its handler; resolves the task as created, or undefined when no task can be made
    * (as many running as `maxRunning`, or the store full for this owner or in all): the caller decides then.
    */
   async start(launch: TaskLaunch): Promise<TaskRecord | undefined> {
+    if (launch.durable && this.queue) return this.enqueue(launch, launch.durable, this.queue);
     if (this.running.size >= this.limits.maxRunning) return undefined;
+    const record = this.recordOf(launch);
+    // Held before the store is asked: two launches at the bound cannot both pass it.
+    const entry = this.enter(record, launch);
+    let created = false;
+    try {
+      created = await this.store.create(record);
+    } finally {
+      if (!created) this.forget(record.taskId);
+    }
+    if (!created) return undefined;
+    this.telemetry.task(() => ({ ...entry.scope, type: 'created', status: 'working' }));
+    void this.execute(launch, record, entry);
+    return record;
+  }
+
+  /**
+   * Runs here a task created elsewhere — a durable tool's task a worker took from the queue: the record as the store
+   * holds it, the handler through `launch.run`, the end recorded as for a task started here. Resolves once the task no
+   * longer runs here, its end recorded (at once for a task that ended meanwhile, or already runs here). `signal`
+   * aborting stops it as `failed`, its reason's message the task's (a worker shutting down). Not bounded by
+   * `maxRunning`: the worker bounds what it takes.
+   */
+  async adopt(record: TaskRecord, launch: TaskLaunch, signal: AbortSignal): Promise<void> {
+    if (this.running.has(record.taskId) || TERMINAL_TASK_STATUSES.has(record.status)) return;
+    if (record.expiresAt <= Date.now()) return;
+    const entry = this.enter(record, launch);
+    const { taskId } = record;
+    const onAbort = () => {
+      if (this.running.get(taskId) !== entry) return;
+      entry.failing = this.fail(taskId, entry, abortMessage(signal.reason)).then((updated) => {
+        if (updated) launch.onStatus?.(updated);
+        return updated;
+      });
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (!signal.aborted) await Promise.race([this.execute(launch, record, entry), entry.over]);
+      await entry.failing;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Marks a task that does not run here `failed` with `message` (a worker's run that cannot go on: a stalled job);
+   * undefined when it ended already, or is unknown to `owner`.
+   */
+  async abandon(owner: string, taskId: string, message: string): Promise<TaskRecord | undefined> {
+    const running = this.running.get(taskId);
+    if (running?.owner === owner) return this.fail(taskId, running, message);
+    return this.store.update(owner, taskId, abandonedEnding(message));
+  }
+
+  // The task as created: working, its retention clamped to the limits.
+  private recordOf(launch: TaskLaunch): TaskRecord {
     const now = Date.now();
     const ttlMs = Math.min(Math.max(launch.ttlMs ?? this.limits.defaultTtlMs, MIN_TTL_MS), this.limits.maxTtlMs);
-    const record: TaskRecord = {
+    return {
       taskId: randomUUID(),
       owner: launch.owner,
       server: launch.server,
@@ -133,6 +232,49 @@ export class McpTaskRunner implements OnApplicationShutdown {
       expiresAt: now + ttlMs,
       pollIntervalMs: this.limits.pollIntervalMs,
     };
+  }
+
+  /**
+   * A durable tool's task: created in the store, then queued for a worker. A queue that refuses it ends the task
+   * `failed` (the answer shows it so), as a handler's failure would.
+   */
+  private async enqueue(launch: TaskLaunch, call: DurableCall, queue: McpTaskQueue): Promise<TaskRecord | undefined> {
+    const record = this.recordOf(launch);
+    if (!(await this.store.create(record))) return undefined;
+    const scope = { server: launch.server, tool: launch.tool, era: launch.era };
+    this.telemetry.task(() => ({ ...scope, type: 'created', status: 'working' }));
+    const job: McpTaskJob = {
+      taskId: record.taskId,
+      owner: record.owner,
+      server: record.server,
+      tool: launch.tool,
+      era: launch.era,
+      protocolVersion: call.protocolVersion,
+      arguments: call.arguments,
+      clientCapabilities: launch.clientCapabilities,
+      transport: call.transport,
+      createdAt: record.createdAt,
+    };
+    if (call.clientInfo !== undefined) job.clientInfo = call.clientInfo;
+    if (call.auth !== undefined) job.auth = call.auth;
+    // Followed before it is queued: a worker may announce its first change at once.
+    if (launch.onStatus) this.followers.follow(record, launch.onStatus);
+    try {
+      await queue.enqueue(job);
+    } catch (error) {
+      this.followers.forget(record.taskId);
+      this.logger.warn(`A task of tool ${launch.tool} could not be queued: ${messageOf(error)}`);
+      const failed = await this.store
+        .update(record.owner, record.taskId, abandonedEnding('The task could not be queued for a worker'))
+        .catch(() => undefined);
+      this.telemetry.task(() => ({ ...scope, type: 'status', status: 'failed', errorCode: ErrorCode.InternalError }));
+      return failed ?? record;
+    }
+    return record;
+  }
+
+  // Registers a task as running here: its cancellation, its questions, its expiry.
+  private enter(record: TaskRecord, launch: TaskLaunch): Running {
     const { taskId, owner } = record;
     const controller = new AbortController();
     const { signal } = controller;
@@ -144,8 +286,7 @@ export class McpTaskRunner implements OnApplicationShutdown {
         (outstanding) => this.publishQuestions(owner, taskId, outstanding),
         signal,
       );
-    // Held before the store is asked: two launches at the bound cannot both pass it.
-    const expiry = setTimeout(() => this.expire(taskId), ttlMs).unref();
+    const expiry = setTimeout(() => this.expire(taskId), Math.max(0, record.expiresAt - Date.now())).unref();
     const scope = { server: launch.server, tool: launch.tool, era: launch.era };
     let finish!: () => void;
     const over = new Promise<void>((resolve) => (finish = resolve));
@@ -165,16 +306,7 @@ export class McpTaskRunner implements OnApplicationShutdown {
       expiry,
     };
     this.running.set(taskId, entry);
-    let created = false;
-    try {
-      created = await this.store.create(record);
-    } finally {
-      if (!created) this.forget(taskId);
-    }
-    if (!created) return undefined;
-    this.telemetry.task(() => ({ ...scope, type: 'created', status: 'working' }));
-    void this.execute(launch, record, entry);
-    return record;
+    return entry;
   }
 
   /** The task as it is now; undefined when unknown, expired or another owner's. */
@@ -201,15 +333,31 @@ export class McpTaskRunner implements OnApplicationShutdown {
   }
 
   /**
-   * Answers questions of a modern task (`tasks/update`); false when the task is unknown to its owner. A task known
-   * but not running here (ended, or run by another instance) takes nothing: the answers are ignored, as for keys
-   * not outstanding.
+   * Answers questions of a modern task (`tasks/update`); false when the task is unknown to its owner. For a task
+   * that runs elsewhere (another instance, a worker) the answers are checked against the questions the store shows
+   * outstanding and passed on through the bus (`task-answers`); an invalid one refuses them all (-32602), keys not
+   * outstanding are ignored, and a bus that cannot take them is -32603 (the client sends them again).
    */
   async answer(owner: string, taskId: string, responses: Record<string, unknown>): Promise<boolean> {
     const task = await this.store.get(owner, taskId);
     if (!task) return false;
     const running = this.running.get(taskId);
-    if (running?.owner === owner && running.input instanceof ModernTaskInput) await running.input.answer(responses);
+    if (running?.owner === owner) {
+      if (running.input instanceof ModernTaskInput) await running.input.answer(responses);
+      return true;
+    }
+    const outstanding = task.status === 'input_required' ? task.inputRequests : undefined;
+    if (!outstanding || !this.bus) return true;
+    const questionOf = (key: string) =>
+      Object.hasOwn(outstanding, key) ? (outstanding[key] as InputRequest) : undefined;
+    const accepted = checkResponses(questionOf, responses, this.schemas);
+    if (!accepted.length) return true;
+    const relayed = Object.fromEntries(accepted.map(({ key, response }) => [key, response]));
+    const event: McpBusEvent = { type: 'task-answers', server: task.server, taskId, owner, responses: relayed };
+    await this.bus.publish(event).catch((error: unknown) => {
+      this.logger.warn(`Answers to a task could not be passed on: ${messageOf(error)}`);
+      throw new McpError(ErrorCode.InternalError, 'The answers could not be passed on to the task: send them again');
+    });
     return true;
   }
 
@@ -225,40 +373,57 @@ export class McpTaskRunner implements OnApplicationShutdown {
       this.stop(taskId, running, new McpAbortedError('Task cancelled'));
       this.ended(running, { status: 'cancelled' });
       if (task.status === 'cancelled') running.onStatus?.(task);
+    } else if (task.status === 'cancelled') {
+      // It runs elsewhere, or waits in the queue (a worker skips a task cancelled meanwhile): its runner aborts it.
+      this.followers.told(task);
+      await this.bus?.publish({ type: 'task-cancel', server: task.server, taskId, owner }).catch((error: unknown) => {
+        this.logger.warn(`The cancel of a task could not be passed on (it stays cancelled): ${messageOf(error)}`);
+      });
     }
     return task;
   }
 
   /** Marks every task still running here `failed` and aborts it: nothing will finish them after this process. */
   async onApplicationShutdown(): Promise<void> {
-    const failure = { code: ErrorCode.InternalError, message: 'The server shut down before the task ended' };
-    await Promise.all(
-      [...this.running].map(async ([taskId, running]) => {
-        this.stop(taskId, running, new McpAbortedError(failure.message));
-        this.ended(running, { status: 'failed', errorCode: failure.code });
-        await this.store
-          .update(running.owner, taskId, { status: 'failed', statusMessage: failure.message, error: failure })
-          .catch(() => undefined);
-      }),
-    );
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.followers.clear();
+    const message = 'The server shut down before the task ended';
+    await Promise.all([...this.running].map(([taskId, running]) => this.fail(taskId, running, message)));
+  }
+
+  // A task event of the bus: a task running here cancelled or answered on another instance; a queued task's change.
+  private onTaskEvent(event: TaskBusEvent): void {
+    if (event.type === 'task-status') {
+      void this.followers.changed(event.server, event.owner, event.taskId);
+      return;
+    }
+    const running = this.running.get(event.taskId);
+    if (!running || running.owner !== event.owner || running.scope.server !== event.server) return;
+    if (event.type === 'task-cancel') {
+      this.stop(event.taskId, running, new McpAbortedError('Task cancelled'));
+      this.ended(running, { status: 'cancelled' });
+    } else if (running.input instanceof ModernTaskInput) {
+      // Checked by the instance that took them; a question answered meanwhile just ignores its key.
+      running.input.answer(event.responses).catch(() => undefined);
+    }
+  }
+
+  // Stops a task running here as failed with `message`: aborted, then `failed` in the store (unless it ended).
+  private fail(taskId: string, running: Running, message: string): Promise<TaskRecord | undefined> {
+    this.stop(taskId, running, new McpAbortedError(message));
+    this.ended(running, { status: 'failed', errorCode: ErrorCode.InternalError });
+    return this.store.update(running.owner, taskId, abandonedEnding(message)).catch(() => undefined);
   }
 
   private async execute(launch: TaskLaunch, record: TaskRecord, entry: Running): Promise<void> {
     const { taskId, owner } = record;
     const { signal } = entry.controller;
-    let ending: Parameters<TaskStore['update']>[2];
+    let ending: TaskChanges;
     try {
-      const result = await launch.run({ taskId, signal, input: entry.input });
-      const failed = launch.era === 'legacy' && result.isError === true;
-      ending = { status: failed ? 'failed' : 'completed', result, inputRequests: undefined };
+      ending = taskEnding(launch.era, { result: await launch.run({ taskId, signal, input: entry.input }) });
     } catch (error) {
-      const wire = toWireError(error);
-      const failure = {
-        code: wire.code,
-        message: wire.message,
-        ...(wire.data === undefined ? {} : { data: wire.data }),
-      };
-      ending = { status: 'failed', statusMessage: wire.message, error: failure, inputRequests: undefined };
+      ending = taskEnding(launch.era, { error });
     } finally {
       this.forget(taskId, false);
     }
@@ -347,6 +512,15 @@ function until(over: Promise<void> | undefined, ms: number, signal: AbortSignal)
     signal.addEventListener('abort', onAbort, { once: true });
     void over?.then(done);
   });
+}
+
+// The message a task fails with when the signal that stops it aborts (a worker shutting down).
+function abortMessage(reason: unknown): string {
+  return reason instanceof Error && reason.message ? reason.message : 'The task was stopped before it ended';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

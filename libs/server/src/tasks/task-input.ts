@@ -63,18 +63,13 @@ export class ModernTaskInput implements McpInput {
    * then. Resolves once the remaining questions are published.
    */
   async answer(responses: Record<string, unknown>): Promise<void> {
-    const accepted: Array<[Waiting, unknown, string]> = [];
-    for (const [key, response] of Object.entries(responses)) {
-      const waiting = this.waiting.get(key);
-      if (!waiting) continue;
-      const check = checkAnswer(waiting.question, response, this.schemas);
-      if (!check.ok) throw invalidParams(`Invalid input response "${sanitizeText(key, 64)}": ${check.problem}`);
-      accepted.push([waiting, check.value, key]);
-    }
+    const accepted = checkResponses((key) => this.waiting.get(key)?.question, responses, this.schemas).map(
+      ({ key, value }) => ({ waiting: this.waiting.get(key)!, key, value }),
+    );
     if (!accepted.length) return;
-    for (const [, , key] of accepted) this.waiting.delete(key);
+    for (const { key } of accepted) this.waiting.delete(key);
     await this.publish(this.outstanding);
-    for (const [waiting, value] of accepted) waiting.resolve(value);
+    for (const { waiting, value } of accepted) waiting.resolve(value);
   }
 
   /** Ends every outstanding question with `error` (the task was cancelled, failed or expired). */
@@ -99,4 +94,32 @@ export class ModernTaskInput implements McpInput {
     this.used.add(unique);
     return unique;
   }
+}
+
+/** An answer that fits its question: the question's key, the checked answer and the answer as sent. */
+export interface CheckedResponse {
+  key: string;
+  value: unknown;
+  response: unknown;
+}
+
+/**
+ * The answers of `responses` whose key names an outstanding question (`questionOf`), each checked by core's answer
+ * checks; other keys are left out (never asked, answered already, ended). An answer that does not fit its question
+ * refuses them all with -32602.
+ */
+export function checkResponses(
+  questionOf: (key: string) => InputRequest | undefined,
+  responses: Record<string, unknown>,
+  schemas: SchemaValidator,
+): CheckedResponse[] {
+  const accepted: CheckedResponse[] = [];
+  for (const [key, response] of Object.entries(responses)) {
+    const question = questionOf(key);
+    if (!question) continue;
+    const check = checkAnswer(question, response, schemas);
+    if (!check.ok) throw invalidParams(`Invalid input response "${sanitizeText(key, 64)}": ${check.problem}`);
+    accepted.push({ key, value: check.value, response });
+  }
+  return accepted;
 }

@@ -1,4 +1,5 @@
 import type { Era, TaskInputRequests, TaskStatus } from '@conduit-mcp/core';
+import type { McpStateHealth } from '../health/state-health.interface';
 
 /** The states of a task (the protocol's `TaskStatus`, under the server's earlier name). */
 export type McpTaskStatus = TaskStatus;
@@ -71,6 +72,11 @@ export interface TaskStore {
   list(owner: string, cursor: string | undefined, limit: number): Promise<TaskPage | undefined>;
   /** Moves a task that is not terminal to `cancelled`; the task as it now is, or undefined when absent. */
   cancel(owner: string, taskId: string, statusMessage?: string): Promise<TaskRecord | undefined>;
+  /**
+   * Optional: whether the store can serve now (a shared store: its connection). `McpHealthIndicator` reports it and
+   * is down while it is down; an answer slower than 2 s counts as down. Never rejects.
+   */
+  health?(): Promise<McpStateHealth>;
 }
 
 /** The injection token of the {@link TaskStore} (interface and token under one name). */

@@ -53,7 +53,8 @@ export function connectTransport(
     },
   };
   session.outbound = sink;
-  endpoint.sessions.add(session);
+  // Kept even when its record cannot be written: no other instance could serve this connection's session anyway.
+  void endpoint.sessions.add(session);
 
   const facts = auth ? { ...messageTransportFacts(kind), auth } : messageTransportFacts(kind);
   const origin = { session, stream: sink, facts };

@@ -28,7 +28,7 @@ import { principalOf } from '../../auth/auth-principal';
 import { EraEngine, EraPlan } from '../../dispatch/era-engine.interface';
 import { metaOf } from '../request-meta';
 import { ArgumentBounds } from '../../arguments/argument-bounds';
-import { sealingKeyOf } from '../../sealing-key';
+import { sealingKeysOf } from '../../sealing-key';
 import { McpScopePolicy } from '../../auth/scope.policy';
 
 const DEFAULT_STATE_TTL_MS = 10 * 60_000;
@@ -60,7 +60,7 @@ export class ModernEra implements EraEngine {
     this.serverMeta = Object.freeze({ [META_SERVER_INFO]: this.serverInfo });
     // Only a server that serves the modern era seals request states (RequestStateKeyWarning warns about a random key).
     this.codec = this.modern.length
-      ? new RequestStateCodec(sealingKeyOf(options), options.requestState?.ttlMs ?? DEFAULT_STATE_TTL_MS)
+      ? new RequestStateCodec(sealingKeysOf(options), options.requestState?.ttlMs ?? DEFAULT_STATE_TTL_MS)
       : undefined;
     this.paramBounds = ArgumentBounds.forParams(options.arguments);
   }

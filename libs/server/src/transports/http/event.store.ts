@@ -1,4 +1,5 @@
 import { JsonRpcMessage, serializeMessage } from '@conduit-mcp/core';
+import type { McpStateHealth } from '../../health/state-health.interface';
 
 /** One recorded SSE event. */
 export interface StoredEvent {
@@ -36,8 +37,13 @@ export interface EventStore {
    * of whose successors were dropped (a bound was reached) is unknown too: a replay never skips events.
    */
   replayAfter(sessionId: string, lastEventId: string): EventReplay | undefined | Promise<EventReplay | undefined>;
-  /** Forgets every stream of a session (the session ended). */
+  /** Forgets every stream of a session (the session was ended for good, on any instance). */
   deleteSession(sessionId: string): void | Promise<void>;
+  /**
+   * Optional: whether the store can serve now (a shared store: its connection). `McpHealthIndicator` reports it and
+   * is down while it is down; an answer slower than 2 s counts as down. Never rejects.
+   */
+  health?(): Promise<McpStateHealth>;
 }
 
 /** The injection token of the {@link EventStore} (interface and token under one name). */

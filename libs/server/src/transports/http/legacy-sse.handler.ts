@@ -7,6 +7,7 @@ import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { httpTransportFacts } from './http-transport.facts';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
 import { McpSession } from '../../session/mcp-session';
+import { StoreUnavailableError } from '../../session/store.call';
 import { answersCors } from './cors.policy';
 import { dispatchMessage } from './endpoint.dispatch';
 import { passesHostAndOrigin } from './host-origin.check';
@@ -19,6 +20,7 @@ import { accepts, headerValue, isJsonContentType, requestPath } from './http-req
 import { sendEmpty, sendError } from './http-response.util';
 import { SseStream } from './sse.stream';
 import { admitSession } from './session.admission';
+import { sendStoreUnavailable } from './store-unavailable.reply';
 
 const noop = () => undefined;
 
@@ -26,7 +28,9 @@ const noop = () => undefined;
  * The deprecated HTTP+SSE transport of revision 2024-11-05: `GET {ssePath}` opens a session whose stream first
  * names the message URL in an `endpoint` event; `POST {messagePath}?sessionId=…` delivers messages, answered 202,
  * their responses going out on the stream. Closing the stream ends the session. The caller routes by path.
- * Requests pass the Host and Origin checks, CORS and the authenticator as on the Streamable HTTP endpoint.
+ * Requests pass the Host and Origin checks, CORS and the authenticator as on the Streamable HTTP endpoint. A session
+ * store that fails or does not answer makes the `GET` (its record cannot be written) or a `POST` on a session this
+ * instance does not hold a 503 with `Retry-After`.
  */
 export class LegacySseHandler {
   constructor(
@@ -59,14 +63,20 @@ export class LegacySseHandler {
         if (!passage) return;
         auth = passage.auth;
       }
-      if (opens) return this.open(req, res, paths.messagePath, auth);
+      if (opens) return await this.open(req, res, paths.messagePath, auth);
       return await this.message(req, res, parsedBody, auth);
-    } catch {
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) return sendStoreUnavailable(res);
       sendError(res, 500, 'Internal error', { code: ErrorCode.InternalError });
     }
   }
 
-  private open(req: IncomingMessage, res: ServerResponse, messagePath: string, auth: McpAuthInfo | undefined): void {
+  private async open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    messagePath: string,
+    auth: McpAuthInfo | undefined,
+  ): Promise<void> {
     if (!accepts(req, 'text/event-stream'))
       return sendError(res, 406, 'Not Acceptable: Accept must list text/event-stream');
     const ticket = admitSession(this.endpoint, req, res, auth, this.options.retryAfterSeconds);
@@ -74,15 +84,24 @@ export class LegacySseHandler {
     const session = new McpSession(randomUUID());
     session.principal = principalOf(auth); // its messages must come from the caller that opened it
     session.openedOver = 'sse';
+    // Fail closed: the record is written before the stream opens, so that a store that cannot keep it is a 503, not a
+    // session whose messages another instance would answer 404.
+    const kept = await this.endpoint.sessions.add(session, ticket);
+    if (!kept.ok) {
+      this.endpoint.sessions.closeLocal(session.id);
+      return sendStoreUnavailable(res);
+    }
     const connection = new SseStream(res, {
       keepAliveMs: this.options.keepAliveMs,
       onKeepAlive: () => session.touch(),
       maxBufferedBytes: this.options.maxSseBufferBytes,
     });
     endAtTokenExpiry(res, auth);
-    if (connection.closed) return ticket.release();
+    if (connection.closed || session.closed) {
+      this.endpoint.sessions.delete(session.id);
+      return connection.end();
+    }
     connection.writeEvent({ event: 'endpoint', data: `${messagePath}?sessionId=${encodeURIComponent(session.id)}` });
-    this.endpoint.sessions.add(session, ticket);
     session.outbound = connection;
     session.onClose(() => connection.end());
     connection.onClose(() => {

@@ -15,8 +15,9 @@ export interface Exchange {
   modern: boolean;
   // Response headers, read when the head is written (`streaming`: the reply switches to SSE).
   headers(streaming: boolean): OutgoingHttpHeaders;
-  // Sees each response before it is written.
-  onResponse?(response: JsonRpcResponse): void;
+  // Sees the response of an `initialize` before it is written; false when the session it made could not be kept
+  // (its record not written: the reply is a 503 instead). Never in a batch: batches cannot hold an `initialize`.
+  keep?(response: JsonRpcResponse): Promise<boolean>;
   // Runs once the POST is answered.
   settle?(): void;
 }
@@ -41,7 +42,9 @@ export function statelessSession(version: string | undefined): McpSession {
 
 /**
  * A new session for an `initialize` without a session id, in the room `ticket` holds: kept on the endpoint, and its
- * id issued, only when it succeeds (else the room is given back); its recorded events are dropped when it ends.
+ * id issued, only when it succeeds and its record is written to the session store (else the room is given back).
+ * Its recorded events stay when it only closes here (another instance may serve it): they go when it is ended for
+ * good (see `StreamableHttpHandler`), or with the event store's expiry.
  */
 export function initializeExchange(endpoint: McpEndpoint, eventStore: EventStore, ticket: SessionTicket): Exchange {
   const session = new McpSession(randomUUID());
@@ -53,11 +56,21 @@ export function initializeExchange(endpoint: McpEndpoint, eventStore: EventStore
     modern: false,
     // An SSE head goes out before the result is known, so it names the session up front.
     headers: (streaming) => (adopted || streaming ? { 'Mcp-Session-Id': session.id } : {}),
-    onResponse: (response) => {
-      if (adopted || !('result' in response) || session.closed) return;
-      adopted = true;
-      endpoint.sessions.add(session, ticket);
-      session.onClose(() => void Promise.resolve(eventStore.deleteSession(session.id)).catch(() => undefined));
+    keep: async (response) => {
+      if (adopted || !('result' in response) || session.closed) return true;
+      // Fail closed: a session whose record is not in the shared store would live on this instance only, and
+      // another instance would answer its requests 404.
+      const kept = await endpoint.sessions.add(session, ticket);
+      if (kept.ok) {
+        adopted = true;
+        return true;
+      }
+      endpoint.sessions.closeLocal(session.id);
+      // A reply that went out as SSE already recorded events under the session that is not to be.
+      void Promise.resolve()
+        .then(() => eventStore.deleteSession(session.id))
+        .catch(() => undefined);
+      return false;
     },
     settle: () => {
       if (adopted) return;

@@ -12,7 +12,8 @@ export const VERSION_HEADER = 'mcp-protocol-version';
  * The persistent session `id` names for the caller `principal` on the transport `over`: live on this instance (no
  * await), or adopted from the session store; undefined for an unknown, throw-away or ended one, one another
  * principal opened, or one opened on another transport (an HTTP+SSE session's id posted to Streamable HTTP, or the
- * reverse: its answers would go where nobody reads them).
+ * reverse: its answers would go where nobody reads them). A lookup in the store rejects with a `StoreUnavailableError`
+ * when the store fails (the handlers answer 503).
  */
 export function findSession(
   endpoint: McpEndpoint,

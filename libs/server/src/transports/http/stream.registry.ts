@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { McpSession } from '../../session/mcp-session';
+import { storeCall } from '../../session/store.call';
 import { EventReplay, EventStore } from './event.store';
 import { sendEmpty, sendError } from './http-response.util';
 import { Exchange } from './post.exchange';
@@ -53,10 +54,13 @@ export class StreamRegistry {
 
   /**
    * Serves a validated `GET` on `session`: with `Last-Event-ID`, resumes the stream that event belongs to (a POST's,
-   * or the standalone one); without, opens the standalone stream (409 while one is open).
+   * or the standalone one); without, opens the standalone stream (409 while one is open). Rejects with a
+   * `StoreUnavailableError` when the event store fails or does not answer in time.
    */
   async serveGet(res: ServerResponse, session: McpSession, lastEventId: string | undefined): Promise<void> {
-    const replay = lastEventId ? await this.eventStore.replayAfter(session.id, lastEventId) : undefined;
+    const replay = lastEventId
+      ? await storeCall('event', () => this.eventStore.replayAfter(session.id, lastEventId))
+      : undefined;
     if (replay && replay.streamId !== this.standaloneStreamIds.get(session)) return this.resume(res, replay);
     if (!replay && session.outbound && !session.outbound.closed) {
       return sendError(res, 409, 'Conflict: the session already has a GET stream open');

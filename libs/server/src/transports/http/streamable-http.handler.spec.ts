@@ -450,6 +450,25 @@ describe('StreamableHttpHandler', () => {
       expect(res.status).toBe(204);
     });
 
+    it('keeps the recorded events of a session only closed here (idle, shutdown); a DELETE drops them', async () => {
+      const closedHere = await initialize(port);
+      const deleted = await initialize(port);
+      const recorded: Record<string, string> = {};
+      for (const sessionId of [closedHere, deleted]) {
+        const reader = await postSse(sessionId, { jsonrpc: '2.0', id: 4, method: 'slow' });
+        await reader.untilEnded();
+        recorded[sessionId] = reader.events[0].id!; // the priming event
+      }
+      // Another instance may serve it still: its streams stay resumable.
+      endpoint.sessions.get(closedHere)!.close();
+      await new Promise((resolve) => setImmediate(resolve)); // a deletion would have run by now
+      expect(store.replayAfter(closedHere, recorded[closedHere])?.events).toHaveLength(3);
+      // Ended for good: its streams go too.
+      expect((await request(port, { method: 'DELETE', headers: { 'mcp-session-id': deleted } })).status).toBe(204);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(store.replayAfter(deleted, recorded[deleted])).toBeUndefined();
+    });
+
     it("never replays another session's events", async () => {
       const owner = await initialize(port);
       const reader = await postSse(owner, { jsonrpc: '2.0', id: 4, method: 'slow' });

@@ -3,6 +3,7 @@ import { ErrorCode, isModernRevision } from '@conduit-mcp/core';
 import { principalOf } from '../../auth/auth-principal';
 import type { McpAuthInfo } from '../../auth/mcp-auth-info.interface';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
+import { StoreUnavailableError } from '../../session/store.call';
 import { answersCors } from './cors.policy';
 import { EventStore, InMemoryEventStore } from './event.store';
 import { passesHostAndOrigin } from './host-origin.check';
@@ -14,6 +15,7 @@ import { sendEmpty, sendError } from './http-response.util';
 import { VERSION_HEADER, requireSession, versionAccepted } from './session.lookup';
 import { StreamRegistry } from './stream.registry';
 import { StreamablePostHandler } from './streamable-post.handler';
+import { sendStoreUnavailable } from './store-unavailable.reply';
 
 const noop = () => undefined;
 
@@ -23,7 +25,8 @@ const noop = () => undefined;
  * stream or to resume a stream with `Last-Event-ID`, `DELETE` to end a session. The caller routes by path.
  *
  * Every request passes, in order: the Host and Origin checks, CORS (`http.cors`: preflights are answered here), the
- * method, and the authenticator (`http.authenticator`), before anything reads its body or dispatches it.
+ * method, and the authenticator (`http.authenticator`), before anything reads its body or dispatches it. A session or
+ * event store that fails or does not answer makes a request that needs it a 503 with `Retry-After`.
  */
 export class StreamableHttpHandler {
   private readonly streams: StreamRegistry;
@@ -36,6 +39,13 @@ export class StreamableHttpHandler {
   ) {
     this.streams = new StreamRegistry(eventStore, options.keepAliveMs, options.maxSseBufferBytes);
     this.posts = new StreamablePostHandler(endpoint, options, this.streams);
+    // A session's recorded streams go when it is ended for good (on whichever instance), not when it only closes here.
+    endpoint.sessions.onEnded((session) => {
+      if ((session.openedOver ?? 'streamable-http') !== 'streamable-http') return;
+      void Promise.resolve()
+        .then(() => eventStore.deleteSession(session.id))
+        .catch(() => undefined); // a store that cannot delete lets the streams expire
+    });
   }
 
   /** Serves one request; `parsedBody` is a body an Express body parser already read. Never rejects. */
@@ -64,7 +74,8 @@ export class StreamableHttpHandler {
       }
       if (method === 'POST') return await this.posts.handle(req, res, parsedBody, auth);
       return await (method === 'GET' ? this.get(req, res, auth) : this.delete(req, res, auth));
-    } catch {
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) return sendStoreUnavailable(res);
       sendError(res, 500, 'Internal error', { code: ErrorCode.InternalError });
     }
   }
@@ -99,7 +110,8 @@ export class StreamableHttpHandler {
     if (!versionAccepted(req, res)) return;
     const session = await requireSession(this.endpoint, req, res, principalOf(auth));
     if (!session) return;
-    this.endpoint.sessions.delete(session.id);
+    // Answered once the record is gone and the other instances were told: the id is dead everywhere from here on.
+    await this.endpoint.sessions.end(session.id);
     session.close();
     sendEmpty(res, 204);
   }

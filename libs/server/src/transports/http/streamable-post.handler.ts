@@ -18,6 +18,7 @@ import type { McpAuthInfo } from '../../auth/mcp-auth-info.interface';
 import { DispatchOrigin } from '../../dispatch/dispatch-origin.interface';
 import { McpEndpoint } from '../../dispatch/mcp-endpoint.interface';
 import { McpSession } from '../../session/mcp-session';
+import { StoreUnavailableError } from '../../session/store.call';
 import { dispatchMessage } from './endpoint.dispatch';
 import { answerBodyFailure, readJsonBody } from './http-body.reader';
 import { ResolvedHttpOptions } from './http-options';
@@ -30,6 +31,7 @@ import { PostReply } from './post.reply';
 import { admitSession } from './session.admission';
 import { SESSION_HEADER, VERSION_HEADER, findSession, unsupportedVersion } from './session.lookup';
 import { StreamRegistry } from './stream.registry';
+import { sendStoreUnavailable, storeUnavailableResponse } from './store-unavailable.reply';
 import { endAtTokenExpiry } from './token-expiry';
 
 /**
@@ -97,7 +99,15 @@ export class StreamablePostHandler {
       return this.serve(req, res, messages, batch, exchange, auth);
     }
     let session = findSession(this.endpoint, sessionId, principalOf(auth), 'streamable-http');
-    if (session instanceof Promise) session = await session; // not live here: looked up in the session store
+    if (session instanceof Promise) {
+      // Not live here: looked up in the session store, which may fail (503, the client retries).
+      try {
+        session = await session;
+      } catch (error) {
+        if (error instanceof StoreUnavailableError) return sendStoreUnavailable(res, id);
+        throw error;
+      }
+    }
     if (!session) return sendError(res, 404, 'Session not found', { code: ErrorCode.SessionNotFound, id });
     if (initialize)
       return sendError(res, 400, 'Invalid Request: the session is already initialized', {
@@ -133,10 +143,7 @@ export class StreamablePostHandler {
       if (!exchange.resumable) res.on('close', () => !reply.closed && session.close());
       const origin: DispatchOrigin = { session, stream: reply, facts };
       const take = (response: JsonRpcResponse | undefined): JsonRpcResponse | undefined => {
-        if (response) {
-          exchange.onResponse?.(response);
-          reply.answer(response);
-        }
+        if (response) reply.answer(response);
         return response;
       };
       if (batch) {
@@ -149,7 +156,14 @@ export class StreamablePostHandler {
         return sendJson(res, 200, answered, exchange.headers(false));
       }
       // One message (every modern POST, most legacy ones): no per-message promise, no arrays.
-      const response = take(await dispatchMessage(this.endpoint, messages[0], origin));
+      const answered = await dispatchMessage(this.endpoint, messages[0], origin);
+      if (answered && exchange.keep && !(await exchange.keep(answered))) {
+        // The new session's record could not be written: no session, and the client retries.
+        reply.answer(storeUnavailableResponse(answered.id ?? null));
+        if (!reply.finish()) sendStoreUnavailable(res, answered.id ?? null);
+        return;
+      }
+      const response = take(answered);
       if (reply.finish()) return;
       if (response === undefined) return sendEmpty(res, 202, exchange.headers(false));
       // An McpError may ask for its own status and headers (an insufficient scope's 403 and challenge).

@@ -41,10 +41,10 @@ const tamper = fc.oneof(
   fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }).map((more) => (s: string) => s + more),
   // one bit of one byte of the payload flipped, the payload re-encoded and the original tag kept
   fc.tuple(fc.nat(), fc.integer({ min: 0, max: 7 })).map(([at, bit]) => (s: string) => {
-    const [body, tag] = s.split('.');
+    const [id, body, tag] = s.split('.');
     const bytes = Buffer.from(body, 'base64url');
     bytes[at % bytes.length] ^= 1 << bit;
-    return `${bytes.toString('base64url')}.${tag}`;
+    return `${id}.${bytes.toString('base64url')}.${tag}`;
   }),
 );
 
@@ -93,9 +93,10 @@ describe('RequestStateCodec (properties)', () => {
   it('refuses with -32602 the tag of one state on the body of another', () => {
     fc.assert(
       fc.property(round, round, binding, (a, b, bound) => {
-        const [bodyA] = codec.seal(a, bound).split('.');
-        const [bodyB, tagB] = codec.seal(b, bound).split('.');
+        const [id, bodyA] = codec.seal(a, bound).split('.');
+        const [, bodyB, tagB] = codec.seal(b, bound).split('.');
         fc.pre(bodyA !== bodyB);
+        expect(() => codec.open(`${id}.${bodyA}.${tagB}`, bound)).toThrow(refused);
         expect(() => codec.open(`${bodyA}.${tagB}`, bound)).toThrow(refused);
       }),
       { numRuns: 100 },

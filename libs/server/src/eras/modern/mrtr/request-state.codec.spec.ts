@@ -1,5 +1,10 @@
+import type * as Crypto from 'node:crypto';
 import { ArgumentBounds } from '../../../arguments/argument-bounds';
+import { keyIdOf } from '../../../sealing-key';
 import { RequestBinding, RequestStateCodec } from './request-state.codec';
+
+// The module itself (not an import's copy of its bindings), so that a spy on it sees the codec's calls.
+const crypto = jest.requireActual<typeof Crypto>('node:crypto');
 
 describe('RequestStateCodec', () => {
   const binding: RequestBinding = {
@@ -79,5 +84,80 @@ describe('RequestStateCodec', () => {
 
   it('refuses a short secret', () => {
     expect(() => new RequestStateCodec('short', 1000)).toThrow(/at least 16 bytes/);
+  });
+
+  describe('with a key ring', () => {
+    const k1 = 'the-first-key-of-at-least-16-bytes';
+    const k2 = Buffer.from('the-second-key-of-at-least-16-bytes');
+    const ring = (...keys: Array<string | Buffer>) => new RequestStateCodec(keys, 60_000, () => now);
+    const forgedRefusal = { code: -32602, message: 'Invalid requestState: failed verification' };
+
+    /** A state as sealed before key ids: `<body>.<tag>`, the tag an HMAC of the body alone. */
+    const keyless = (key: string | Buffer): string => {
+      const payload = { v: 1, m: binding.method, d: binding.digest, p: binding.principal, x: now + 60_000 };
+      const body = Buffer.from(JSON.stringify({ ...payload, a: round.answers, s: round.state })).toString('base64url');
+      return `${body}.${crypto.createHmac('sha256', key).update(body).digest('base64url')}`;
+    };
+
+    it('names the sealing key by a short id, not the key', () => {
+      const sealed = ring(k2, k1).seal(round, binding);
+      expect(sealed).toMatch(/^[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
+      expect(sealed.split('.')[0]).toBe(ring(k2).seal(round, binding).split('.')[0]);
+      expect(sealed.split('.')[0]).toBe(keyIdOf(k2, 'request-state'));
+      expect(sealed.split('.')[0]).not.toBe(ring(k1).seal(round, binding).split('.')[0]);
+      expect(sealed).not.toContain(k2.toString('base64url'));
+      expect(Buffer.from(sealed.split('.')[1], 'base64url').toString()).not.toContain(k2.toString());
+    });
+
+    it('opens a state sealed with [k1] with [k2, k1]: an old key still opens during a rotation', () => {
+      expect(ring(k2, k1).open(ring(k1).seal(round, binding), binding)).toEqual(round);
+    });
+
+    it('seals with the first key: a state sealed with [k2, k1] opens with [k2] alone', () => {
+      expect(ring(k2).open(ring(k2, k1).seal(round, binding), binding)).toEqual(round);
+    });
+
+    it('refuses a state naming a key it does not hold exactly as a forged one', () => {
+      const fromK2 = ring(k2, k1).seal(round, binding);
+      const genuine = ring(k1).seal(round, binding);
+      const forged = `${genuine.slice(0, -1)}${genuine.endsWith('A') ? 'B' : 'A'}`;
+      expect(() => ring(k1).open(fromK2, binding)).toThrow(expect.objectContaining(forgedRefusal));
+      expect(() => ring(k1).open(forged, binding)).toThrow(expect.objectContaining(forgedRefusal));
+      expect(() => ring(k1).open(fromK2.split('.').slice(1).join('.'), binding)).toThrow(
+        expect.objectContaining(forgedRefusal),
+      );
+    });
+
+    it('opens a state sealed before key ids with the sealing key only', () => {
+      expect(ring(k1).open(keyless(k1), binding)).toEqual(round);
+      expect(ring(k1, k2).open(keyless(k1), binding)).toEqual(round);
+      expect(() => ring(k2, k1).open(keyless(k1), binding)).toThrow(expect.objectContaining(forgedRefusal));
+    });
+
+    it('computes one HMAC to open a state, whichever of eight keys sealed it, and none for an unknown key id', () => {
+      const keys = Array.from({ length: 8 }, (_, index) => `ring-key-number-${index}-of-eight`);
+      const eight = ring(...keys);
+      const byLast = ring(keys[7]).seal(round, binding);
+      const unknown = ring(k1).seal(round, binding);
+      const hmacs = jest.spyOn(crypto, 'createHmac');
+      try {
+        expect(eight.open(byLast, binding)).toEqual(round);
+        expect(hmacs).toHaveBeenCalledTimes(1);
+        hmacs.mockClear();
+        expect(() => eight.open(unknown, binding)).toThrow(expect.objectContaining(forgedRefusal));
+        expect(hmacs).not.toHaveBeenCalled();
+      } finally {
+        hmacs.mockRestore();
+      }
+    });
+
+    it.each([
+      ['an empty list', [], 'requestState.secret is an empty list: give 1 to 8 keys'],
+      ['a short key', [k1, 'short'], 'requestState.secret[1] must be at least 16 bytes'],
+      ['a repeated key', [k1, k2, Buffer.from(k1)], 'requestState.secret[2] repeats requestState.secret[0]'],
+      ['nine keys', Array.from({ length: 9 }, (_, i) => `key-${i}-of-at-least-16-bytes`), /lists 9 keys: at most 8/],
+    ])('refuses %s, naming requestState.secret', (_label, keys, message) => {
+      expect(() => new RequestStateCodec(keys, 1000)).toThrow(message);
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { invalidParams } from '@conduit-mcp/core';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ArgumentBounds } from '../../../arguments/argument-bounds';
+import { KEY_ID_LENGTH, SealingKey, SealingKeyRing, secretKeys } from '../../../sealing-key';
 
 /** What a round carries to the next one: answers already given and the handler's own state. */
 export interface SealedRound {
@@ -30,20 +31,21 @@ interface Payload {
 export const MAX_REQUEST_STATE_LENGTH = 256 * 1024;
 
 /**
- * Seals the state of a multi round-trip request into an opaque `requestState`: base64url JSON plus an HMAC-SHA256
- * tag, bound to the method, the request's params, the caller's principal and an expiry. Opening checks all of them;
- * a tampered, expired or foreign state is refused with -32602.
+ * Seals the state of a multi round-trip request into an opaque `requestState`: `<key id>.<base64url JSON>.<tag>`, the
+ * tag an HMAC-SHA256 of the rest, bound to the method, the request's params, the caller's principal and an expiry.
+ * The first key seals; any key of the ring opens what names it by id, so states outlive a rotation. Opening checks all
+ * of them; a tampered, expired or foreign state, or one naming an unknown key, is refused with -32602.
  */
 export class RequestStateCodec {
-  private readonly key: Buffer;
+  private readonly keys: SealingKeyRing;
 
+  /** `secret` as `requestState.secret` takes it (one key, or a list whose first seals); none: a random key. */
   constructor(
-    secret: string | Buffer | undefined,
+    secret: string | Buffer | readonly (string | Buffer)[] | undefined,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
   ) {
-    this.key = secret === undefined ? randomBytes(32) : Buffer.from(secret);
-    if (this.key.length < 16) throw new Error('requestState.secret must be at least 16 bytes');
+    this.keys = new SealingKeyRing(secret === undefined ? [randomBytes(32)] : secretKeys(secret), 'request-state');
   }
 
   /**
@@ -68,7 +70,8 @@ export class RequestStateCodec {
     };
     if (binding.principal !== undefined) payload.p = binding.principal;
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-    const sealed = `${body}.${this.tag(body)}`;
+    const { id, key } = this.keys.sealing;
+    const sealed = `${id}.${body}.${tag(key, id, body)}`;
     if (sealed.length > MAX_REQUEST_STATE_LENGTH)
       throw new Error(`requestState would exceed ${MAX_REQUEST_STATE_LENGTH} characters`);
     return sealed;
@@ -80,10 +83,16 @@ export class RequestStateCodec {
    */
   open(requestState: unknown, binding: RequestBinding | (() => RequestBinding)): SealedRound {
     if (typeof requestState !== 'string' || requestState.length > MAX_REQUEST_STATE_LENGTH) throw refused();
-    const [body, tag, extra] = requestState.split('.');
-    if (!body || !tag || extra !== undefined) throw refused();
-    const expected = Buffer.from(this.tag(body));
-    const given = Buffer.from(tag);
+    // A state without a key id (`<body>.<tag>`, sealed before key ids) opens with the sealing key alone, the one key
+    // there was unless a rotation began since. One naming an unknown key reads as such a state: its extra dot
+    // refuses it.
+    const named: SealingKey | undefined = this.keys.keyOf(requestState);
+    const start = named ? KEY_ID_LENGTH + 1 : 0;
+    const dot = requestState.indexOf('.', start);
+    if (dot <= start || dot === requestState.length - 1 || requestState.indexOf('.', dot + 1) !== -1) throw refused();
+    const body = requestState.slice(start, dot);
+    const expected = Buffer.from(named ? tag(named.key, named.id, body) : tag(this.keys.sealing.key, undefined, body));
+    const given = Buffer.from(requestState.slice(dot + 1));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused();
     let payload: Payload;
     try {
@@ -98,10 +107,16 @@ export class RequestStateCodec {
     }
     return { answers: payload.a ?? {}, state: payload.s ?? {} };
   }
+}
 
-  private tag(body: string): string {
-    return createHmac('sha256', this.key).update(body).digest('base64url');
-  }
+/**
+ * The tag of `<id>.<body>` under `key`; of `body` alone without an id (states sealed before key ids). A body holds no
+ * dot, so no tag of one format is a tag of the other.
+ */
+function tag(key: Buffer, id: string | undefined, body: string): string {
+  const hmac = createHmac('sha256', key);
+  if (id !== undefined) hmac.update(id).update('.');
+  return hmac.update(body).digest('base64url');
 }
 
 function refused(why = 'failed verification'): Error {

@@ -1,0 +1,17 @@
+export { McpRedisModule } from './mcp-redis.module';
+export { McpRedis } from './mcp-redis';
+export type { McpRedisState } from './mcp-redis';
+export type { McpRedisOptions } from './mcp-redis.options';
+export type { RedisHealth } from './connection/redis.health';
+export { RedisSessionStore } from './sessions/redis-session.store';
+export type { RedisSessionStoreOptions } from './sessions/redis-session.store';
+export { RedisEventStore } from './events/redis-event.store';
+export type { RedisEventStoreOptions } from './events/redis-event.store';
+export { RedisEventBus } from './events/redis-event.bus';
+export type { RedisEventBusOptions } from './events/redis-event.bus';
+export { RedisTaskStore } from './tasks/redis-task.store';
+export type { RedisTaskStoreOptions } from './tasks/redis-task.store';
+export { RedisTaskQueue } from './tasks/redis-task.queue';
+export type { RedisTaskQueueOptions } from './tasks/redis-task.queue';
+export { McpTaskWorker } from './tasks/mcp-task.worker';
+export type { McpTaskWorkerOptions } from './tasks/mcp-task.worker';

@@ -4,6 +4,7 @@ import { McpRequestContext, invocationOf } from '../context/mcp-request-context'
 import { LegacyEra } from '../eras/legacy/legacy.era';
 import { McpRegistry } from '../registry/mcp.registry';
 import { RegisteredTool } from '../registry/registry.types';
+import type { McpSession } from '../session/mcp-session';
 import { LegacyTaskChannel, LegacyTaskChannels } from '../tasks/legacy-task.channel';
 import { McpTaskRunner } from '../tasks/mcp-task.runner';
 import { offersLegacyTasks, taskOwnerOf } from '../tasks/task-extension';
@@ -88,9 +89,10 @@ export class LegacyToolTasks {
         });
         channel = new LegacyTaskChannel(session, detached.invocation);
         const closeChannel = this.channels.open(running.taskId, channel);
-        // A task owned by its session ends with it: nobody else could ever read it.
+        // A task owned by its session ends with it: nobody else could ever read it. Ended, not closed here only:
+        // another instance may go on serving the session (this one shut down, or let it idle).
         const offClose = owner.startsWith('session:')
-          ? session.onClose(() => void this.runner.cancel(owner, running.taskId))
+          ? session.onClose(() => endsWith(session) && void this.runner.cancel(owner, running.taskId))
           : undefined;
         try {
           return await invoke(checked.value, detached.ctx);
@@ -102,9 +104,15 @@ export class LegacyToolTasks {
     });
     // A task owned by its session ends with it, also when a worker runs it (the cancel reaches the worker).
     if (task && durable && this.runner.queuesDurable && owner.startsWith('session:'))
-      session.onClose(() => void this.runner.cancel(owner, task.taskId));
+      session.onClose(() => endsWith(session) && void this.runner.cancel(owner, task.taskId));
     return task ? created(task) : noRoomForTask(tool);
   }
+}
+
+// Whether a session-owned task ends with its session's close: a throw-away session always, a persistent one when it
+// is ended for good.
+function endsWith(session: McpSession): boolean {
+  return !session.persistent || session.endedForGood;
 }
 
 // The specification's code for a call that breaks the tool's task support (-32601), with a message that says how.

@@ -299,6 +299,7 @@ export class LiveSessions {
     const session = this.sessions.get(id);
     if (!session) return false;
     this.sessions.delete(id);
+    session.endedForGood = true;
     session.close();
     await this.ended(session);
     return true;
@@ -346,6 +347,7 @@ export class LiveSessions {
     const session = this.sessions.get(id);
     if (!session) return false;
     this.sessions.delete(id);
+    if (forGood) session.endedForGood = true;
     session.close();
     if (forGood) void this.ended(session);
     return true;

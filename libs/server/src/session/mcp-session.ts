@@ -112,6 +112,12 @@ export class McpSession {
     return this.ended;
   }
 
+  /**
+   * Set before it closes when the session is ended for good (deleted: `DELETE`, `endSessionsOf`, its transport gone),
+   * not merely closed on this instance (idle here, shutdown) while others may still serve it.
+   */
+  endedForGood = false;
+
   /** A live session rebuilt from its record (made by another instance, or before a restart). */
   static fromRecord(record: SessionRecord): McpSession {
     const session = new McpSession(record.id);

@@ -7,6 +7,7 @@ import { McpRequestContext } from '../context/mcp-request-context';
 import { McpExecutionContext } from '../context/mcp-execution-context';
 import { McpEventBus, McpBusEvent } from '../events/mcp-event.bus';
 import { McpModule } from '../mcp.module';
+import { hostOf } from '../mcp.server';
 import { McpContextType } from '../mcp.constants';
 import { createMcpTestingModule, McpTestingModule } from '../testing/mcp-testing.module';
 import { McpTestClient } from '../testing/mcp-test.client';
@@ -167,6 +168,21 @@ describe('McpTaskExecutor', () => {
       await new Promise((resolve) => setImmediate(resolve));
     expect(await store.get(job.owner, task.taskId)).toMatchObject({ status: 'cancelled' });
     expect(events).toContainEqual({ type: 'task-cancel', server: 'exec', taskId: task.taskId, owner: job.owner });
+  });
+
+  it('keeps a queued task owned by its session when the session only closes here (another instance may serve it)', async () => {
+    const anonymous = await McpTestClient.connect(testing.server, { capabilities: {} });
+    const { task } = await anonymous.request<{ task: { taskId: string } }>('tools/call', {
+      name: 'refuses',
+      arguments: {},
+      task: {},
+    });
+    const job = queue.jobs.find((queued) => queued.taskId === task.taskId)!;
+    expect(hostOf(testing.server).sessions.closeLocal(job.owner.slice('session:'.length))).toBe(true);
+    for (let n = 0; n < 50; n++) await new Promise((resolve) => setImmediate(resolve));
+    expect(await store.get(job.owner, task.taskId)).toMatchObject({ status: 'working' });
+    expect(events).not.toContainEqual(expect.objectContaining({ type: 'task-cancel', taskId: task.taskId }));
+    await anonymous.close();
   });
 
   it('refuses a malformed job, a job of another server, and one that does not match its task', async () => {

@@ -148,9 +148,9 @@ module.exports = {
         `measured). Legacy (2025-11-25) calls go round robin over ${POOL} sessions opened up front; modern ` +
         `(2026-07-28) calls have no session; "session opened" is ${options.sessionsPerRun} initialize + ` +
         `notifications/initialized per run (the requests that write the session store; figures in sessions/s and CPU ` +
-        `µs per session). A session live on its instance is served without reading the store (its record's idle ` +
-        `clock is restarted a few times per idle period), so legacy calls on one instance cost what they cost in ` +
-        `memory; the store is read when another instance adopts the session. The ratios are Redis over in-memory.`,
+        `µs per session). With a shared store, a session live on its instance is served once the store confirms its ` +
+        `record still exists (one EXISTS: another instance may have deleted it); the record itself is read when ` +
+        `another instance adopts the session. The ratios are Redis over in-memory.`,
       '',
       table(
         ['scenario', 'per s (run 1 / run 2)', 'p50 ms', 'p99 ms', 'errors / non-2xx', 'CPU µs', '× per s', '× CPU'],

@@ -298,7 +298,7 @@ describe('nginx round-robin balancer', () => {
 
   it('refuses bad backends and sticky sessions with a clear error', async () => {
     await expect(startRoundRobin([])).rejects.toThrow('backends must be a non-empty array');
-    await expect(startRoundRobin(['http://localhost:1234'])).rejects.toThrow('127.0.0.1 or [::1]');
+    await expect(startRoundRobin(['http://localhost:1234'])).rejects.toThrow('must be on 127.0.0.1');
     await expect(startRoundRobin(['http://127.0.0.1'])).rejects.toThrow('explicit port');
     await expect(startRoundRobin(['http://127.0.0.1:1/mcp'])).rejects.toThrow('no path');
     await expect(startRoundRobin([a.url, a.url])).rejects.toThrow('listed twice');

@@ -181,7 +181,7 @@ function checkOptions(options: RoundRobinOptions): void {
   }
 }
 
-/** `host:port` of each backend, checked: plain `http://127.0.0.1:<port>` or `http://[::1]:<port>` URLs. */
+/** `host:port` of each backend, checked: plain `http://127.0.0.1:<port>` URLs (tests use no other address). */
 function checkBackends(backends: string[]): string[] {
   if (!Array.isArray(backends) || backends.length === 0) {
     throw new Error('startRoundRobin: backends must be a non-empty array of URLs');
@@ -198,9 +198,9 @@ function checkBackends(backends: string[]): string[] {
       throw new Error(`startRoundRobin: backend ${JSON.stringify(backend)} is not a URL`);
     }
     if (url.protocol !== 'http:') throw new Error(`startRoundRobin: backend ${backend} must be http:`);
-    // nginx resolves a name to every address it has (localhost: ::1 and 127.0.0.1), one upstream server each.
-    if (url.hostname !== '127.0.0.1' && url.hostname !== '[::1]') {
-      throw new Error(`startRoundRobin: backend ${backend} must be on 127.0.0.1 or [::1] (an address, not a name)`);
+    // An address, not a name: nginx would make one upstream server of every address a name resolves to.
+    if (url.hostname !== '127.0.0.1') {
+      throw new Error(`startRoundRobin: backend ${backend} must be on 127.0.0.1 (an address, not a name)`);
     }
     if (url.port === '') throw new Error(`startRoundRobin: backend ${backend} needs an explicit port`);
     if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash || url.username || url.password) {

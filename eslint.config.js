@@ -1,6 +1,7 @@
 // @ts-check
 // Lint rules, including the dependency rules of the architecture (test/architecture.spec.ts checks them too):
 // core imports no Nest and no other lib; server and client never import each other; redis builds on the server only;
+// metrics subscribes to the server and the client;
 // no lib imports apps/ or test/;
 // deep @nestjs/* paths only in each lib's invocation/nest-internals.ts; no import cycles under libs/.
 const js = require('@eslint/js');
@@ -133,6 +134,11 @@ module.exports = tseslint.config(
     // Its specs run the server's contract suites (`@conduit-mcp/server/contracts`).
     files: ['libs/redis/**/*.spec.ts', 'libs/redis/**/*.fixtures-spec.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [noClient] }] },
+  },
+  {
+    // The metrics lib subscribes to the server's and the client's public channels; never Nest's internals.
+    files: ['libs/metrics/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noDeepNest, noLibSubpaths, ...noAppsOrTests] }] },
   },
   {
     files: NEST_INTERNALS,

@@ -20,6 +20,7 @@ module.exports = {
     '^@conduit-mcp/server(|/.*)$': '<rootDir>/libs/server/src$1',
     '^@conduit-mcp/client(|/.*)$': '<rootDir>/libs/client/src$1',
     '^@conduit-mcp/redis(|/.*)$': '<rootDir>/libs/redis/src$1',
+    '^@conduit-mcp/metrics(|/.*)$': '<rootDir>/libs/metrics/src$1',
   },
   testTimeout: 30000,
 };

@@ -6,7 +6,7 @@ const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 const root = path.resolve(__dirname, '..');
-const LIB_PROJECTS = ['core', 'server', 'client', 'redis'].map((lib) =>
+const LIB_PROJECTS = ['core', 'server', 'client', 'redis', 'metrics'].map((lib) =>
   path.join(root, 'libs', lib, 'tsconfig.package.json'),
 );
 

@@ -32,7 +32,7 @@ describe('architecture: dependency rules', () => {
       .filter(
         (edge) =>
           edge.specifier.startsWith('@nestjs/') ||
-          (['server', 'client', 'redis'] as const).some((lib) => namesLib(edge, lib)),
+          (['server', 'client', 'redis', 'metrics'] as const).some((lib) => namesLib(edge, lib)),
       );
     expect(show(bad)).toEqual([]);
   });
@@ -43,6 +43,14 @@ describe('architecture: dependency rules', () => {
       edges.get(lib)!.filter((e) => namesLib(e, 'redis')),
     );
     expect(show(intoRedis)).toEqual([]);
+  });
+
+  it('metrics subscribes to the server and the client; no other lib imports metrics', () => {
+    const intoMetrics = (['server', 'client', 'redis'] as const).flatMap((lib) =>
+      edges.get(lib)!.filter((e) => namesLib(e, 'metrics')),
+    );
+    expect(show(intoMetrics)).toEqual([]);
+    expect(show(edges.get('metrics')!.filter((edge) => namesLib(edge, 'redis')))).toEqual([]);
   });
 
   it('the server never imports the client, nor the client the server', () => {

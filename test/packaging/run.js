@@ -21,7 +21,7 @@ const path = require('node:path');
 const { defaultMarkdownFiles, extractSnippets } = require('./readme-snippets');
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const LIBS = ['core', 'server', 'client', 'redis'];
+const LIBS = ['core', 'server', 'client', 'redis', 'metrics'];
 const keep = process.argv.includes('--keep');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'conduit-packaging-'));
 const children = new Set();

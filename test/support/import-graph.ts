@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as ts from 'typescript';
 
 export const ROOT = path.resolve(__dirname, '../..');
-export const LIBS = ['core', 'server', 'client', 'redis'] as const;
+export const LIBS = ['core', 'server', 'client', 'redis', 'metrics'] as const;
 export type LibName = (typeof LIBS)[number];
 
 /** One import of a source file: what it names, and the repository file it resolves to (relative imports only). */

@@ -3,6 +3,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { McpModule, McpModuleOptions } from '@conduit-mcp/server';
 import { DEMO_PROVIDERS, OAUTH_DEMO_PROVIDERS } from './demo.providers';
 import { HealthController } from './health/health.controller';
+import { metricsImports } from './metrics/demo-metrics';
 
 /** How `npm run start:oauth` protects the demo. */
 export interface DemoOAuthOptions {
@@ -25,13 +26,13 @@ const SERVER = {
 
 function demoModule(mcp: McpModuleOptions, providers: ModuleMetadata['providers']): ModuleMetadata {
   return {
-    imports: [McpModule.forRoot(mcp), TerminusModule],
+    imports: [McpModule.forRoot(mcp), TerminusModule, ...metricsImports()],
     controllers: [HealthController],
     providers,
   };
 }
 
-/** The demo: `npm start` (HTTP on 127.0.0.1) and `npm run start:stdio`. */
+/** The demo: `npm start` (HTTP on 127.0.0.1; `METRICS=1`: Prometheus metrics on `/metrics`) and `npm run start:stdio`. */
 @Module(demoModule({ ...SERVER, http: { path: '/mcp' } }, DEMO_PROVIDERS))
 export class AppModule {}
 

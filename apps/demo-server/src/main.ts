@@ -2,6 +2,7 @@ import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { McpStdio } from '@conduit-mcp/server';
 import { AppModule, OAuthAppModule } from './app.module';
+import { metricsEnabled } from './metrics/demo-metrics';
 import { startDevAuthorizationServer } from './oauth/dev-authorization.server';
 
 /** The pre-registered public client of `--oauth` (clients may also register themselves). */
@@ -20,7 +21,9 @@ async function bootstrap(): Promise<void> {
   }
   const app = await NestFactory.create(AppModule);
   await serve(app, portOf('PORT', 3000));
-  Logger.log(`MCP endpoint: ${await app.getUrl()}/mcp · health: ${await app.getUrl()}/health`, 'DemoServer');
+  const url = await app.getUrl();
+  const metrics = metricsEnabled() ? ` · metrics: ${url}/metrics` : '';
+  Logger.log(`MCP endpoint: ${url}/mcp · health: ${url}/health${metrics}`, 'DemoServer');
 }
 
 async function serve(app: INestApplication, port: number): Promise<void> {

@@ -95,4 +95,9 @@ export { isSyntheticResponse } from './transports/synthetic-response';
 export { INHERITED_ENV_VARS, inheritedEnvironment } from './transports/inherited-environment';
 export { StderrLogger } from './logging/stderr.logger';
 export { MCP_CLIENT_CHANNELS } from './telemetry/mcp-client.channels';
-export type { McpClientInputEvent, McpClientRequestEvent } from './telemetry/mcp-client.channels';
+export type {
+  McpClientInputEvent,
+  McpClientInputTrace,
+  McpClientRequestEvent,
+  McpClientRequestTrace,
+} from './telemetry/mcp-client.channels';

@@ -136,6 +136,8 @@ export { isConstant, markConstant, serializeMessage } from './jsonrpc/jsonrpc.se
 export { healthIndicatorResult } from './health/health-indicator.result';
 export type { HealthStatus, McpHealthIndicatorResult } from './health/health-indicator.result';
 export { MRTR_METHODS, decideEra, namesModernRevision } from './protocol/era.decision';
+export { readTraceContext } from './protocol/trace-context';
+export type { TraceContextMeta } from './protocol/trace-context';
 export { loadOptionalPackage } from './packages/optional-package';
 export type { OptionalPackageOptions } from './packages/optional-package';
 export { LOOPBACK_HOSTNAMES } from './transport/loopback-hostnames';

@@ -69,6 +69,10 @@ export type {
   McpHandlerTrace,
   McpOutcome,
   McpRequestEvent,
+  McpRequestTarget,
+  McpRequestTrace,
+  McpSessionEvent,
+  McpStreamEvent,
   McpTaskEvent,
 } from './telemetry/mcp.channels';
 export { McpTelemetry } from './telemetry/mcp.telemetry';

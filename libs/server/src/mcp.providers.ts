@@ -76,6 +76,7 @@ export const MCP_STATE_PROVIDERS: Provider[] = [
     provide: LiveSessions,
     useFactory: (options: McpModuleOptions, store: SessionStore) =>
       new LiveSessions({
+        server: options.name,
         maxSessions: httpOf(options).maxSessions,
         maxSessionsPerOwner: httpOf(options).maxSessionsPerPrincipal,
         idleMs: httpOf(options).sessionIdleMs,

@@ -3,7 +3,7 @@ import { JsonRpcId, JsonRpcRequest, JsonRpcResponse, sanitizeText } from '@condu
 import { McpClientError } from '../errors/mcp-client.error';
 import { rpcErrorMessage } from '../errors/rpc-error.message';
 import { McpClientModuleOptions } from '../interfaces/mcp-client-options.interface';
-import { reportRequest, requestsObserved } from '../telemetry/client-telemetry';
+import { observeRequest, reportRequest, requestsObserved, withTraceContext } from '../telemetry/client-telemetry';
 import { ConnectionHost } from './connection.host';
 import { McpCallOptions } from './mcp-call-options';
 import { McpListenHandle } from './mcp-client.types';
@@ -55,8 +55,12 @@ export class CallTable {
     const transport = this.host.transport();
     if (!transport) return Promise.reject(new McpClientError('transport', 'Not connected'));
     if (options.signal?.aborted) return Promise.reject(new McpClientError('cancelled', `${method} was cancelled`));
-    const started = requestsObserved() ? performance.now() : undefined;
-    const withMeta = this.envelope.params(params, options.onProgress ? id : undefined);
+    // Before the request is built: a trace's `start` runs in the caller's context and may give it a trace context.
+    const observed = requestsObserved()
+      ? observeRequest({ scope: this.host.eventScope(method), id, params, transport, revision: this.host.revision() })
+      : undefined;
+    let withMeta = this.envelope.params(params, options.onProgress ? id : undefined);
+    if (observed?.trace) withMeta = withTraceContext(withMeta, observed.trace);
     // Aborting the send closes the request's stream on HTTP (modern cancellation) and stops any resumption; stdio has
     // no per-request stream, and an AbortController per call was a measurable share of a stdio call.
     const controller = transport.origin !== undefined ? new AbortController() : undefined;
@@ -96,7 +100,7 @@ export class CallTable {
       options.signal?.removeEventListener('abort', onAbort);
       this.pending.delete(id);
     });
-    return started === undefined ? settled : reportRequest(settled, this.host.eventScope(method), started);
+    return observed === undefined ? settled : reportRequest(settled, observed);
   }
 
   /**

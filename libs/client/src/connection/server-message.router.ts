@@ -90,8 +90,11 @@ export class ServerMessageRouter {
     this.runner.run(request, async (method, params, signal) => {
       related?.pause();
       try {
-        return await reportInput(this.host.eventScope(method), signal, () =>
-          this.responder.answer(method, params, this.context('legacy', related, undefined, signal)),
+        return await reportInput(
+          this.host.eventScope(method),
+          signal,
+          () => this.responder.answer(method, params, this.context('legacy', related, undefined, signal)),
+          params._meta,
         );
       } finally {
         related?.resume();

@@ -1,3 +1,4 @@
+import type { TraceContextMeta } from '@conduit-mcp/core';
 import type { McpClientErrorKind } from '../errors/mcp-client.error';
 
 /**
@@ -5,9 +6,13 @@ import type { McpClientErrorKind } from '../errors/mcp-client.error';
  * `MCP_CHANNELS`. Plain channels: `diagnostics_channel.subscribe(name, …)`. Nothing is built unless someone listens.
  *
  * - `request`: one {@link McpClientRequestEvent} per JSON-RPC request the client sent, once it settled (each modern
- *   input round is a request of its own; the era negotiation's `initialize` / `server/discover` count too).
+ *   input round is a request of its own; the era negotiation's `initialize` / `server/discover` count too). Also a
+ *   tracing channel (`diagnostics_channel.tracingChannel(name)`) carrying one {@link McpClientRequestTrace} per
+ *   request: its `start` runs in the caller's async context before the request is written, and may fill
+ *   `traceContext`, which is sent in `params._meta`.
  * - `input`: one {@link McpClientInputEvent} per question of a server the client answered or refused: a legacy
- *   server-to-client request, or one input of a modern `input_required` round.
+ *   server-to-client request, or one input of a modern `input_required` round. Also a tracing channel carrying one
+ *   {@link McpClientInputTrace} per question, whose `start` stores are entered around the answering handler.
  *
  * @example
  * import { subscribe } from 'node:diagnostics_channel';
@@ -48,4 +53,57 @@ export interface McpClientInputEvent {
   status: 'ok' | 'refused' | 'error' | 'cancelled';
   errorCode?: number;
   durationMs: number;
+}
+
+/**
+ * The context object of one request on the tracing channel `conduit-mcp:client:request`. The same object goes to
+ * every sub-channel, in this order: `start` (synchronously in the caller's async context, before the request is
+ * written: a subscriber may set `traceContext` there), `end`, then once the request settled `error` (only if it
+ * failed), `asyncStart`, `asyncEnd` (always last, exactly once per `start`).
+ */
+export interface McpClientRequestTrace {
+  client: string;
+  server: string;
+  method: string;
+  era: 'legacy' | 'modern';
+  /** For `tools/call` and `prompts/get`: the tool's or the prompt's name (clamped). */
+  target?: string;
+  /** The JSON-RPC request id, as a string. */
+  requestId: string;
+  /** `stdio`, `streamable-http` or `sse`. */
+  transport: string;
+  /** The revision the request is sent at, when known. */
+  protocolVersion?: string;
+  /** The session id the server gave (legacy Streamable HTTP, HTTP+SSE), when there is one. */
+  sessionId?: string;
+  /**
+   * Filled by a `start` subscriber; sent in `params._meta` (`traceparent` and `tracestate`; only a well-formed
+   * `traceparent` of version `00` and a printable `tracestate` of at most 512 characters are sent).
+   */
+  traceContext: TraceContextMeta;
+  /** Set when the request settled. */
+  status?: 'ok' | 'error';
+  errorKind?: McpClientErrorKind;
+  errorCode?: number;
+  durationMs?: number;
+  /** What the request failed with, when it failed. */
+  error?: unknown;
+}
+
+/**
+ * The context object of one question of a server on the tracing channel `conduit-mcp:client:input`: `start` with
+ * the stores bound by `start.bindStore` entered around the answering handler (a span opened there is the parent of
+ * whatever the handler does), `end`, then `error` (unless answered), `asyncStart`, `asyncEnd`.
+ */
+export interface McpClientInputTrace {
+  client: string;
+  server: string;
+  method: string;
+  era: 'legacy' | 'modern';
+  /** The trace context the server sent with its request (legacy server-to-client requests), when well formed. */
+  traceContext: TraceContextMeta;
+  /** Set when answered or refused. */
+  status?: McpClientInputEvent['status'];
+  errorCode?: number;
+  durationMs?: number;
 }

@@ -18,6 +18,14 @@ import { DEFAULT_MAX_IN_FLIGHT } from '../mcp.constants';
 import { MCP_MODULE_OPTIONS } from '../mcp.module-definition';
 import { McpRegistry } from '../registry/mcp.registry';
 import { McpTelemetry } from '../telemetry/mcp.telemetry';
+import { McpRequestTrace } from '../telemetry/mcp.channels';
+import {
+  refusedRequest,
+  requestTraceOf,
+  requestTraced,
+  runTracedRequest,
+  settleRequest,
+} from '../telemetry/request-events';
 import { McpEventBus } from '../events/mcp-event.bus';
 import { DispatchOrigin } from './dispatch-origin.interface';
 import { EraPlan, RouteOutcome } from './era-engine.interface';
@@ -132,21 +140,28 @@ export class McpDispatcher {
     }
     this.inFlight.began(session);
 
+    let trace: McpRequestTrace | undefined;
     try {
       const ctx = plan.context(cancellation);
+      const params = request.params ?? {};
       let outcome: RouteOutcome;
       try {
-        outcome = { ok: true, result: await route.run(request.params ?? {}, ctx) };
+        if (requestTraced()) {
+          trace = this.traceOf(request, origin, era, true, plan.revision);
+          outcome = { ok: true, result: await runTracedRequest(trace, ctx, () => route.run(params, ctx)) };
+        } else {
+          outcome = { ok: true, result: await route.run(params, ctx) };
+        }
       } catch (error) {
         outcome = { ok: false, error };
       }
-      if (cancellation.aborted) return this.aborted(request, origin, era, started);
+      if (cancellation.aborted) return this.aborted(request, origin, era, started, trace);
       const result = plan.settle(outcome, ctx);
-      this.report(request, origin, era, started, 'ok');
+      this.report(request, origin, era, started, 'ok', undefined, trace);
       return { jsonrpc: '2.0', id: request.id, result };
     } catch (error) {
-      if (cancellation.aborted) return this.aborted(request, origin, era, started);
-      return this.fail(request, origin, era, started, toWireError(error));
+      if (cancellation.aborted) return this.aborted(request, origin, era, started, trace);
+      return this.fail(request, origin, era, started, toWireError(error), trace);
     } finally {
       session.endRequest(request.id, cancellation);
       this.inFlight.ended(session);
@@ -159,8 +174,9 @@ export class McpDispatcher {
     era: Era,
     started: number,
     error: McpError,
+    trace?: McpRequestTrace,
   ): JsonRpcResponse {
-    this.report(request, origin, era, started, 'error', error.code);
+    this.report(request, origin, era, started, 'error', error.code, trace);
     return errorResponse(request.id, error);
   }
 
@@ -171,14 +187,12 @@ export class McpDispatcher {
     origin: DispatchOrigin,
     era: Era,
     started: number,
+    trace: McpRequestTrace | undefined,
   ): JsonRpcResponse | undefined {
-    if (this.inFlight.closing && origin.session.closed) return this.fail(request, origin, era, started, shuttingDown());
-    return this.cancelled(request, origin, era, started);
-  }
-
-  /** A cancelled request gets no response, per the specification. */
-  private cancelled(request: JsonRpcRequest, origin: DispatchOrigin, era: Era, started: number): undefined {
-    this.report(request, origin, era, started, 'cancelled');
+    if (this.inFlight.closing && origin.session.closed) {
+      return this.fail(request, origin, era, started, shuttingDown(), trace);
+    }
+    this.report(request, origin, era, started, 'cancelled', undefined, trace);
     return undefined;
   }
 
@@ -190,7 +204,20 @@ export class McpDispatcher {
     started: number,
     status: 'ok' | 'error' | 'cancelled',
     errorCode?: number,
+    trace?: McpRequestTrace,
   ): void {
+    if (trace || requestTraced()) {
+      // A request refused before its route opens its trace here, its start and end back to back.
+      if (!trace) {
+        const routed = errorCode !== ErrorCode.MethodNotFound && this.routes.table.get(request.method) !== undefined;
+        refusedRequest((trace = this.traceOf(request, origin, era, routed, origin.session.revision)));
+      }
+      // `initialize` is planned at a default revision; the session has the one it negotiated.
+      if (trace.era === 'legacy' && origin.session.revision !== undefined) {
+        trace.protocolVersion = origin.session.revision;
+      }
+      settleRequest(trace, status, errorCode, McpTelemetry.since(started));
+    }
     if (!this.telemetry.observed('request')) return;
     this.telemetry.request({
       server: this.options.name,
@@ -200,6 +227,28 @@ export class McpDispatcher {
       durationMs: McpTelemetry.since(started),
       transport: origin.facts.kind,
       era,
+    });
+  }
+
+  private traceOf(
+    request: JsonRpcRequest,
+    origin: DispatchOrigin,
+    era: Era,
+    routed: boolean,
+    protocolVersion: string | undefined,
+  ): McpRequestTrace {
+    const { session } = origin;
+    return requestTraceOf({
+      server: this.options.name,
+      method: request.method,
+      routed,
+      era,
+      protocolVersion,
+      transport: origin.facts.kind,
+      id: request.id,
+      // The modern era has no sessions: a modern request on a legacy connection is not part of its session.
+      sessionId: era === 'legacy' && session.persistent ? session.id : undefined,
+      meta: request.params?._meta,
     });
   }
 

@@ -3,9 +3,13 @@ import { McpSession } from './mcp-session';
 import { SessionCreation, SessionStore } from './session.store';
 import { SessionRecordChanges } from './session-record';
 import { storeCall } from './store.call';
+import { publishSessionEvent, sessionsObserved } from '../telemetry/lifecycle-events';
+import { McpSessionEvent } from '../telemetry/mcp.channels';
 
 /** Bounds of {@link LiveSessions}, and the store its sessions' records are written to. */
 export interface LiveSessionsOptions {
+  /** The server's name, in the session events (`conduit-mcp:session`). */
+  server?: string;
   /** Most live sessions; past it {@link LiveSessions.admit} refuses new ones (nothing is evicted). Default 10 000. */
   maxSessions?: number;
   /** Most live sessions of one owner (a principal, or an anonymous client's address). Default 1 000. */
@@ -88,6 +92,7 @@ export class LiveSessions {
   private readonly idleMs: number;
   private readonly store: SessionStore | undefined;
   private readonly sharedStore: boolean;
+  private readonly server: string;
   private readonly logger = new Logger('McpSessions');
   private readonly endedListeners = new Set<SessionListener>();
   private readonly changedListeners = new Set<SessionListener>();
@@ -98,6 +103,7 @@ export class LiveSessions {
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.store = options.store;
     this.sharedStore = !!options.store && options.sharedStore === true;
+    this.server = options.server ?? 'default';
     this.sweeper = setInterval(() => this.evictIdle(), Math.min(this.idleMs, 60_000));
     this.sweeper.unref();
   }
@@ -165,10 +171,25 @@ export class LiveSessions {
   // Keeps the session live here; its owner's count goes down when it ends.
   private insert(session: McpSession, owner: string | undefined): void {
     this.sessions.set(session.id, session);
+    const opened = session.persistent && sessionsObserved() ? this.published(session, 'opened') : undefined;
     session.onClose(() => {
       if (this.sessions.get(session.id) === session) this.sessions.delete(session.id);
       this.count(owner, -1);
+      if (opened !== undefined) this.published(session, 'closed', opened);
     });
+  }
+
+  // Publishes a session's `opened` or `closed` on the session channel; returns when (performance.now()).
+  private published(session: McpSession, type: McpSessionEvent['type'], opened?: number): number {
+    const now = performance.now();
+    const event: McpSessionEvent = { server: this.server, type, transport: session.openedOver ?? 'memory' };
+    if (session.revision !== undefined) event.protocolVersion = session.revision;
+    if (opened !== undefined) {
+      event.durationMs = Math.round((now - opened) * 1000) / 1000;
+      event.ended = session.endedForGood;
+    }
+    publishSessionEvent(event);
+    return now;
   }
 
   /**

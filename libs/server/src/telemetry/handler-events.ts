@@ -4,6 +4,7 @@ import { isClientHttpError, toMcpError } from '../dispatch/error.mapper';
 import { McpInputRequired } from '../eras/modern/mrtr/input-required.signal';
 import { McpToolError } from '../errors/mcp-tool.error';
 import { MCP_CHANNELS, McpHandlerEvent, McpHandlerKind, McpHandlerTrace, McpOutcome } from './mcp.channels';
+import { requestTraced, setRequestTarget } from './request-events';
 
 /*
  * The one place that builds and publishes the events of tool, resource and prompt runs, on the plain channel
@@ -17,7 +18,10 @@ import { MCP_CHANNELS, McpHandlerEvent, McpHandlerKind, McpHandlerTrace, McpOutc
  *   and publishes the whole event of a call that never reached the interceptor (invalid arguments, a guard's refusal)
  *   or never reached a handler (`publishUnreachedCall`: unknown name).
  *
- * Nothing is built, timed or registered unless someone listens (`handlerObserved`).
+ * A run that settles names its request's target on the request's trace (request-events.ts).
+ *
+ * Nothing is built, timed or registered unless someone listens (`handlerObserved`), to these channels or to the
+ * request tracing channel (whose traces name the run's target).
  */
 
 const plain = {
@@ -31,7 +35,10 @@ const tracing = {
   prompt: tracingChannel<unknown, McpHandlerTrace>(MCP_CHANNELS.prompt),
 };
 
-/** Whether anyone listens for `kind` events: on its plain channel, or on any channel of its tracing channel. */
+/**
+ * Whether anyone listens for `kind` events: on its plain channel, on any channel of its tracing channel, or on the
+ * request tracing channel.
+ */
 export function handlerObserved(kind: McpHandlerKind): boolean {
   const traced = tracing[kind];
   // TracingChannel#hasSubscribers is Node ≥ 20.13; this is what it checks.
@@ -41,7 +48,8 @@ export function handlerObserved(kind: McpHandlerKind): boolean {
     traced.end.hasSubscribers ||
     traced.asyncStart.hasSubscribers ||
     traced.asyncEnd.hasSubscribers ||
-    traced.error.hasSubscribers
+    traced.error.hasSubscribers ||
+    requestTraced()
   );
 }
 
@@ -129,7 +137,7 @@ export function handlerRunSettled(run: HandlerRun, scope: McpCallScope, settleme
     return;
   }
   if (calls.get(scope) === run) calls.delete(scope);
-  settle(run, settlement, scope.cancelled);
+  settle(run, settlement, scope);
 }
 
 /**
@@ -159,7 +167,7 @@ export async function trackHandlerCall<T>(
     calls.delete(scope);
     const run = entry && 'trace' in entry ? entry : openedAt(kind, identity, scope, started);
     const status = 'result' in settlement && outcome ? outcome(settlement.result as T) : undefined;
-    settle(run, settlement, scope.cancelled, status);
+    settle(run, settlement, scope, status);
   }
 }
 
@@ -173,12 +181,19 @@ export function publishUnreachedCall(
   scope: McpCallScope,
   error: unknown,
 ): void {
-  settle(openedAt(kind, identity, scope, performance.now()), { error }, scope.cancelled);
+  settle(openedAt(kind, identity, scope, performance.now(), true), { error }, scope);
 }
 
 /** A run that starts and ends now: `start` and `end` published back to back, before its outcome. */
-function openedAt(kind: McpHandlerKind, identity: McpCallIdentity, scope: McpCallScope, started: number): HandlerRun {
+function openedAt(
+  kind: McpHandlerKind,
+  identity: McpCallIdentity,
+  scope: McpCallScope,
+  started: number,
+  unknown = false,
+): HandlerRun {
   const run: HandlerRun = { trace: traceOf(kind, identity, scope), started, awaited: true };
+  if (unknown) run.trace.unknown = true;
   tracing[kind].start.publish(run.trace);
   tracing[kind].end.publish(run.trace);
   return run;
@@ -197,13 +212,21 @@ function traceOf(kind: McpHandlerKind, identity: McpCallIdentity, scope: McpCall
   };
 }
 
-// Fills the outcome in, then publishes `error` (if it threw), `asyncStart`, `asyncEnd`, and the plain event.
-function settle(run: HandlerRun, settlement: McpCallSettlement, cancelled: boolean, status?: McpOutcome): void {
+// Fills the outcome in, names the request's target, then publishes `error` (if it threw), `asyncStart`, `asyncEnd`,
+// and the plain event.
+function settle(run: HandlerRun, settlement: McpCallSettlement, scope: McpCallScope, status?: McpOutcome): void {
   const { trace } = run;
-  const outcome = status ? { status } : outcomeOf(trace.kind, settlement, cancelled);
+  const outcome = status ? { status } : outcomeOf(trace.kind, settlement, scope.cancelled);
   trace.status = outcome.status;
   trace.errorCode = outcome.errorCode;
   trace.durationMs = since(run.started);
+  setRequestTarget(scope, {
+    kind: trace.kind,
+    name: trace.name,
+    ...(trace.template !== undefined ? { template: trace.template } : {}),
+    ...(trace.unknown ? { unknown: true } : {}),
+    status: trace.status,
+  });
   const channels = tracing[trace.kind];
   if ('result' in settlement) {
     trace.result = settlement.result;
@@ -219,6 +242,7 @@ function settle(run: HandlerRun, settlement: McpCallSettlement, cancelled: boole
       server: trace.server,
       name: trace.name,
       ...(trace.kind === 'resource' ? { template: trace.template } : {}),
+      ...(trace.unknown ? { unknown: true } : {}),
       status: trace.status,
       errorCode: trace.errorCode,
       durationMs: trace.durationMs,

@@ -398,18 +398,31 @@ describe('McpTelemetryInterceptor', () => {
     });
     expect((await client.request('prompts/get', { name: 'no_such_prompt' })).error).toMatchObject({ code: -32602 });
     expect(tool.events).toEqual([
-      { server: 'traced', name: 'no_suchtool', status: 'error', errorCode: -32602, durationMs: expect.any(Number) },
+      {
+        server: 'traced',
+        name: 'no_suchtool',
+        unknown: true,
+        status: 'error',
+        errorCode: -32602,
+        durationMs: expect.any(Number),
+      },
     ]);
     expect(resource.events).toEqual([
-      expect.objectContaining({ name: 'nothing://here', status: 'error', errorCode: -32002 }),
+      expect.objectContaining({ name: 'nothing://here', unknown: true, status: 'error', errorCode: -32002 }),
     ]);
     expect(prompt.events).toEqual([
-      expect.objectContaining({ name: 'no_such_prompt', status: 'error', errorCode: -32602 }),
+      expect.objectContaining({ name: 'no_such_prompt', unknown: true, status: 'error', errorCode: -32602 }),
     ]);
     for (const listener of [tool, resource, prompt]) {
       expect(listener.order()).toEqual(['start', 'end', 'error', 'asyncStart', 'asyncEnd']);
     }
-    expect(tool.context()).toMatchObject({ kind: 'tool', name: 'no_suchtool', era: 'legacy', status: 'error' });
+    expect(tool.context()).toMatchObject({
+      kind: 'tool',
+      name: 'no_suchtool',
+      unknown: true,
+      era: 'legacy',
+      status: 'error',
+    });
     // No handler ran, nor any interceptor.
     expect(steps).toEqual(Array(3).fill(['telemetry start', 'telemetry asyncEnd']).flat());
   });

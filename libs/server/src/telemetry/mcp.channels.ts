@@ -1,8 +1,14 @@
 /**
  * Names of the `node:diagnostics_channel` channels the server publishes on (public contract).
  *
- * - `request`, `cancelled`: plain channels (`diagnostics_channel.subscribe(name, …)`), from the dispatcher.
+ * - `request`: a plain channel carrying one {@link McpRequestEvent} per request answered (or cancelled), and a tracing
+ *   channel carrying one {@link McpRequestTrace} per request, from the dispatcher (its `start` stores are entered
+ *   around the request's route: a span opened there is the parent of the handler's).
+ * - `cancelled`: a plain channel, from the dispatcher.
  * - `task`: a plain channel, one {@link McpTaskEvent} per change of a task's status, from the task runner.
+ * - `session`: a plain channel, one {@link McpSessionEvent} when a session becomes live on this instance and one when
+ *   it closes here.
+ * - `stream`: a plain channel, one {@link McpStreamEvent} when an SSE stream opens and one when it closes.
  * - `tool`, `resource`, `prompt`: each name is both a plain channel carrying one {@link McpHandlerEvent} per handler
  *   run, and a tracing channel (`diagnostics_channel.tracingChannel(name)`, whose sub-channels are
  *   `tracing:<name>:start|end|asyncStart|asyncEnd|error`) carrying one {@link McpHandlerTrace} per run. The two never
@@ -20,6 +26,8 @@ export const MCP_CHANNELS = {
   prompt: 'conduit-mcp:prompt',
   cancelled: 'conduit-mcp:cancelled',
   task: 'conduit-mcp:task',
+  session: 'conduit-mcp:session',
+  stream: 'conduit-mcp:stream',
 } as const;
 
 /** The handlers that yield an event per run: a tool, a resource (or template), a prompt. Completions yield none. */
@@ -64,6 +72,92 @@ export interface McpRequestEvent {
 }
 
 /**
+ * The context object of one request on the tracing channel `conduit-mcp:request`. The same object goes to every
+ * sub-channel of the request, in this order: `start` (once the request's era and route are known, with the stores
+ * bound by `start.bindStore` entered around the route: the handler's run and everything it does happen inside them),
+ * `end` (the synchronous part returned), then once the answer is known `error` (only when the answer is an error or
+ * the request was cancelled), `asyncStart`, `asyncEnd` (always last, exactly once per `start`). A request refused
+ * before it reaches a route (unknown method, the era's checks, limits) has its `start` and `end` published back to
+ * back before its end. Nothing is built unless someone subscribes.
+ */
+export interface McpRequestTrace {
+  server: string;
+  /** The JSON-RPC method, sanitized and clamped. */
+  method: string;
+  /** Whether a route serves `method` in the request's era: false for a method this server does not know. */
+  routed: boolean;
+  era: 'legacy' | 'modern';
+  /** The protocol revision the request is served at, when known (`2025-11-25`, `2026-07-28`, …). */
+  protocolVersion?: string;
+  /** The transport kind (`stdio`, `streamable-http`, `sse`, `memory`). */
+  transport: string;
+  /** The JSON-RPC request id, as a string (sanitized, clamped). */
+  requestId: string;
+  /** The session id, for a request of a session a client holds (legacy era); undefined otherwise. */
+  sessionId?: string;
+  /**
+   * W3C trace context the client sent in `params._meta` (`traceparent`, `tracestate`), kept only when well formed
+   * (a `traceparent` of version `00`, a printable `tracestate` of at most 512 characters).
+   */
+  traceparent?: string;
+  tracestate?: string;
+  /**
+   * What the request ran, for `tools/call`, `prompts/get` and `resources/read`: filled when the handler's run
+   * settles (before the request's own end), from its {@link McpHandlerTrace}.
+   */
+  target?: McpRequestTarget;
+  /** Set when the request ends. */
+  status?: 'ok' | 'error' | 'cancelled';
+  /** JSON-RPC error code when `status` is `error`. */
+  errorCode?: number;
+  /** Set when the request ends. */
+  durationMs?: number;
+}
+
+/** The tool, prompt or resource a request ran, and how its handler's run ended. */
+export interface McpRequestTarget {
+  kind: McpHandlerKind;
+  /** As {@link McpHandlerTrace.name}. */
+  name: string;
+  /** For resources served by a template: the template. */
+  template?: string;
+  /** True when the server has no such tool, prompt or resource (`name` is what the client asked for). */
+  unknown?: true;
+  status: McpOutcome;
+}
+
+/**
+ * Published on `conduit-mcp:session` when a session becomes live on this instance (`opened`: created here, or a
+ * copy of a session another instance created, loaded here) and when it closes here (`closed`: ended for good, idle,
+ * shut down, or its connection gone).
+ */
+export interface McpSessionEvent {
+  server: string;
+  type: 'opened' | 'closed';
+  /** How the session was opened: `streamable-http`, `sse` (HTTP+SSE), `stdio` or `memory`. */
+  transport: string;
+  /** The revision negotiated, once known. */
+  protocolVersion?: string;
+  /** On `closed`: milliseconds since it was opened here. */
+  durationMs?: number;
+  /** On `closed`: true when the session ended for good (its record deleted), false when only this copy closed. */
+  ended?: boolean;
+}
+
+/**
+ * Published on `conduit-mcp:stream` when a Server-Sent Events stream opens and when it closes: `reply` (a POST's
+ * answer on Streamable HTTP, `subscriptions/listen` included), `get` (a session's standalone GET stream), `resume`
+ * (a replay after `Last-Event-ID`), `sse` (an HTTP+SSE session's stream).
+ */
+export interface McpStreamEvent {
+  server: string;
+  type: 'opened' | 'closed';
+  kind: 'reply' | 'get' | 'resume' | 'sse';
+  /** On `closed`: milliseconds it was open. */
+  durationMs?: number;
+}
+
+/**
  * Published on the plain channels `conduit-mcp:tool`, `conduit-mcp:resource`, `conduit-mcp:prompt` once per
  * `tools/call`, `resources/read`, `prompts/get` handled (each modern-era round counts), when its outcome is known. A
  * call naming no such tool, resource or prompt yields one too, with status `error`.
@@ -74,6 +168,8 @@ export interface McpHandlerEvent {
   name: string;
   /** For resources served by a template: the template. */
   template?: string;
+  /** True when the server has no such tool, prompt or resource (`name` is then what the client asked for). */
+  unknown?: true;
   status: McpOutcome;
   /** JSON-RPC error code when `status` is `error`. */
   errorCode?: number;
@@ -98,6 +194,8 @@ export interface McpHandlerTrace {
   name: string;
   /** For resources served by a template: the template. */
   template?: string;
+  /** True when the server has no such tool, prompt or resource. */
+  unknown?: true;
   era: 'legacy' | 'modern';
   /** The JSON-RPC request id, as a string (sanitized, clamped). */
   requestId: string;

@@ -9,6 +9,8 @@ import {
   since,
   trackHandlerCall,
 } from './handler-events';
+import { sessionsObserved, streamsObserved } from './lifecycle-events';
+import { requestTraced } from './request-events';
 import {
   MCP_CHANNELS,
   McpCancelledEvent,
@@ -27,6 +29,10 @@ export type {
   McpHandlerTrace,
   McpOutcome,
   McpRequestEvent,
+  McpRequestTarget,
+  McpRequestTrace,
+  McpSessionEvent,
+  McpStreamEvent,
   McpTaskEvent,
 } from './mcp.channels';
 
@@ -48,9 +54,19 @@ export class McpTelemetry {
    * events are only built for an audience.
    */
   observed(kind: keyof typeof MCP_CHANNELS): boolean {
-    return kind === 'request' || kind === 'cancelled' || kind === 'task'
-      ? channels[kind].hasSubscribers
-      : handlerObserved(kind);
+    switch (kind) {
+      case 'request':
+        return channels.request.hasSubscribers || requestTraced();
+      case 'cancelled':
+      case 'task':
+        return channels[kind].hasSubscribers;
+      case 'session':
+        return sessionsObserved();
+      case 'stream':
+        return streamsObserved();
+      default:
+        return handlerObserved(kind);
+    }
   }
 
   request(event: McpRequestEvent): void {

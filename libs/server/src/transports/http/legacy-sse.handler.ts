@@ -95,6 +95,7 @@ export class LegacySseHandler {
       keepAliveMs: this.options.keepAliveMs,
       onKeepAlive: () => session.touch(),
       maxBufferedBytes: this.options.maxSseBufferBytes,
+      reportAs: { server: this.endpoint.options.name, kind: 'sse' },
     });
     endAtTokenExpiry(res, auth);
     if (connection.closed || session.closed) {

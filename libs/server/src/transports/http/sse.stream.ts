@@ -7,6 +7,8 @@ import {
   serializeMessage,
 } from '@conduit-mcp/core';
 import { MessageSink } from '../../session/message-sink.interface';
+import { McpStreamEvent } from '../../telemetry/mcp.channels';
+import { openedStream } from '../../telemetry/lifecycle-events';
 
 /** Options of {@link SseStream}. */
 export interface SseStreamOptions {
@@ -21,6 +23,8 @@ export interface SseStreamOptions {
    * waiting closes the connection instead. Default {@link DEFAULT_SSE_BUFFER_BYTES}.
    */
   maxBufferedBytes?: number;
+  /** Reported on `conduit-mcp:stream` as a stream of this server, of this kind, when it opens and closes. */
+  reportAs?: { server: string; kind: McpStreamEvent['kind'] };
 }
 
 /** Default bound of the bytes an SSE response holds for a client that does not read (`http.maxSseBufferBytes`). */
@@ -43,6 +47,7 @@ export class SseStream implements MessageSink {
   private readonly maxBufferedBytes: number;
   private readonly timer: NodeJS.Timeout | undefined;
   private readonly closeListeners = new Set<() => void>();
+  private readonly reportClosed: (() => void) | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -51,6 +56,7 @@ export class SseStream implements MessageSink {
     this.maxBufferedBytes = options.maxBufferedBytes ?? DEFAULT_SSE_BUFFER_BYTES;
     res.on('close', () => this.markClosed());
     res.on('error', () => this.markClosed());
+    if (options.reportAs) this.reportClosed = openedStream(options.reportAs.server, options.reportAs.kind);
     try {
       res.writeHead(200, { ...SSE_HEADERS, ...options.headers });
       res.flushHeaders();
@@ -137,6 +143,7 @@ export class SseStream implements MessageSink {
     if (this.ended) return;
     this.ended = true;
     if (this.timer) clearInterval(this.timer);
+    this.reportClosed?.();
     const listeners = [...this.closeListeners];
     this.closeListeners.clear();
     for (const listener of listeners) {

@@ -24,6 +24,8 @@ export class StreamRegistry {
 
   constructor(
     readonly eventStore: EventStore,
+    // The server's name, in the stream events (`conduit-mcp:stream`).
+    private readonly server: string,
     private readonly keepAliveMs: number,
     // Bytes a connection may hold unread by its client before it is cut off (SseStream's default when undefined).
     private readonly maxBufferedBytes?: number,
@@ -35,6 +37,7 @@ export class StreamRegistry {
       keepAliveMs: this.keepAliveMs,
       headers: exchange.headers(true),
       maxBufferedBytes: this.maxBufferedBytes,
+      reportAs: { server: this.server, kind: 'reply' },
     });
     if (!exchange.resumable) return { send: (message) => connection.send(message), finish: () => connection.end() };
     const { session } = exchange;
@@ -73,7 +76,11 @@ export class StreamRegistry {
     const live = replay.ended ? undefined : this.liveStreams.get(replay.streamId);
     // Nothing left and nothing to come: 204 tells an SSE client to stop reconnecting.
     if (replay.events.length === 0 && !live) return sendEmpty(res, 204);
-    const connection = new SseStream(res, { keepAliveMs: this.keepAliveMs, maxBufferedBytes: this.maxBufferedBytes });
+    const connection = new SseStream(res, {
+      keepAliveMs: this.keepAliveMs,
+      maxBufferedBytes: this.maxBufferedBytes,
+      reportAs: { server: this.server, kind: 'resume' },
+    });
     for (const event of replay.events) connection.send(event.message, event.id);
     if (live) live.attach(connection);
     else connection.end();
@@ -87,6 +94,7 @@ export class StreamRegistry {
       keepAliveMs: this.keepAliveMs,
       onKeepAlive: () => session.touch(),
       maxBufferedBytes: this.maxBufferedBytes,
+      reportAs: { server: this.server, kind: 'get' },
     });
     for (const event of replay?.events ?? []) connection.send(event.message, event.id);
     const stream = new ResumableStream(this.eventStore, session.id, streamId);

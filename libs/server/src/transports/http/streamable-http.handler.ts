@@ -37,7 +37,12 @@ export class StreamableHttpHandler {
     private readonly options: ResolvedHttpOptions,
     eventStore: EventStore = new InMemoryEventStore(),
   ) {
-    this.streams = new StreamRegistry(eventStore, options.keepAliveMs, options.maxSseBufferBytes);
+    this.streams = new StreamRegistry(
+      eventStore,
+      endpoint.options.name,
+      options.keepAliveMs,
+      options.maxSseBufferBytes,
+    );
     this.posts = new StreamablePostHandler(endpoint, options, this.streams);
     // A session's recorded streams go when it is ended for good (on whichever instance), not when it only closes here.
     endpoint.sessions.onEnded((session) => {

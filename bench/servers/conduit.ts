@@ -2,7 +2,7 @@
 // BENCH_TOOLS=n registers n-1 more tools (for the tools/list scenarios).
 // BENCH_MRTR=1 adds `ask`, which asks the client one form elicitation (an MRTR round trip in the modern era).
 // BENCH_STORE=redis keeps sessions, streams, the event bus and tasks on Redis (REDIS_URL, keys under BENCH_KEY_PREFIX).
-// BENCH_OBSERVE=metrics,tracing subscribes @conduit-mcp/metrics (the observability section).
+// BENCH_OBSERVE=context,metrics,tracing subscribes @conduit-mcp/metrics (the observability section).
 // BENCH_TICK=1 adds `tick` and the resource template it announces (the scale-out section's notification latency).
 import 'reflect-metadata';
 import { DynamicModule, Injectable, Module } from '@nestjs/common';
@@ -107,24 +107,37 @@ async function mcpImports(): Promise<DynamicModule[]> {
   ];
 }
 
-// BENCH_OBSERVE=metrics,tracing subscribes @conduit-mcp/metrics: Prometheus metrics with their /metrics route, and
-// OpenTelemetry spans into an SDK tracer provider whose batch processor drops them (the cost of making them, not of
-// shipping them). Loaded only when asked for.
+// BENCH_OBSERVE (a comma-separated list) for the observability section. `context`: the OpenTelemetry context manager
+// (AsyncLocalStorage) with every HTTP request run in a context of its own, as OpenTelemetry's HTTP instrumentation
+// does in an app already traced; `metrics`: McpMetricsModule with its /metrics route; `tracing`: McpTracingModule into
+// an SDK tracer provider whose batch processor drops the spans (the cost of making them, not of shipping them).
+// Loaded only when asked for.
 async function observeImports(): Promise<DynamicModule[]> {
   const wanted = (process.env.BENCH_OBSERVE ?? '').split(',').filter(Boolean);
-  const unknown = wanted.filter((w) => w !== 'metrics' && w !== 'tracing');
-  if (unknown.length) throw new Error(`BENCH_OBSERVE takes metrics and/or tracing (got "${unknown.join(',')}")`);
+  const unknown = wanted.filter((w) => !['context', 'metrics', 'tracing'].includes(w));
+  if (unknown.length) throw new Error(`BENCH_OBSERVE takes context, metrics, tracing (got "${unknown.join(',')}")`);
   const imports: DynamicModule[] = [];
+  if (wanted.includes('context') || wanted.includes('tracing')) {
+    const { context, createContextKey } = await import('@opentelemetry/api');
+    const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    if (wanted.includes('context')) {
+      const http = await import('node:http');
+      const emit = http.Server.prototype.emit as (this: unknown, event: string | symbol, ...args: unknown[]) => boolean;
+      const request = createContextKey('bench http request');
+      http.Server.prototype.emit = function (this: unknown, event: string | symbol, ...args: unknown[]) {
+        if (event !== 'request') return emit.apply(this, [event, ...args]);
+        return context.with(context.active().setValue(request, args[0]), () => emit.apply(this, [event, ...args]));
+      };
+    }
+  }
   if (wanted.includes('metrics')) {
     const { McpMetricsModule } = await import('@conduit-mcp/metrics');
     imports.push(McpMetricsModule.forRoot({ route: true }));
   }
   if (wanted.includes('tracing')) {
     const { McpTracingModule } = await import('@conduit-mcp/metrics');
-    const { context } = await import('@opentelemetry/api');
-    const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
     const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     const dropped = { export: (_spans: unknown[], done: (r: { code: number }) => void) => done({ code: 0 }) };
     const tracerProvider = new BasicTracerProvider({
       spanProcessors: [new BatchSpanProcessor({ ...dropped, shutdown: async () => undefined })],

@@ -1,19 +1,23 @@
 import { OTHER } from '../semconv/mcp.semconv';
-import { LabelValues, MAX_LABEL_VALUE_LENGTH, sanitizeLabelValue } from './label.values';
+import { LabelValues, MAX_LABEL_VALUE_LENGTH } from './label.values';
 
-describe('sanitizeLabelValue', () => {
-  it('removes control characters', () => {
-    expect(sanitizeLabelValue('to\u0000ol\n\r\t\u007f\u0085name')).toBe('toolname');
+describe('LabelValues sanitizing', () => {
+  const labels = () => new LabelValues(10);
+
+  it('removes control and bidi characters (a label value is one line of the exposition)', () => {
+    expect(labels().bound('tool', 'to\u0000ol\n\r\u007f\u0085\u202ename')).toBe('toolname');
   });
 
-  it('cuts a long value to the bound, never inside a surrogate pair', () => {
-    expect(sanitizeLabelValue('x'.repeat(500))).toBe('x'.repeat(MAX_LABEL_VALUE_LENGTH));
-    const cut = sanitizeLabelValue('x'.repeat(MAX_LABEL_VALUE_LENGTH - 1) + '😀😀');
-    expect(cut).toBe('x'.repeat(MAX_LABEL_VALUE_LENGTH - 1));
+  it('clamps a long value to the bound, never inside a surrogate pair', () => {
+    const long = labels().bound('tool', 'x'.repeat(500));
+    expect([...long]).toHaveLength(MAX_LABEL_VALUE_LENGTH);
+    expect(long.endsWith('…')).toBe(true);
+    const pairs = labels().bound('tool', '😀'.repeat(200));
+    expect([...pairs].slice(0, -1).every((char) => char === '😀')).toBe(true);
   });
 
   it('keeps printable text, quotes and backslashes included (the exposition escapes them)', () => {
-    expect(sanitizeLabelValue('a "b" \\ c é')).toBe('a "b" \\ c é');
+    expect(labels().bound('tool', 'a "b" \\ c é')).toBe('a "b" \\ c é');
   });
 });
 

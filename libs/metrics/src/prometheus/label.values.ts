@@ -1,14 +1,12 @@
+import { sanitizeText } from '@conduit-mcp/core';
 import { OTHER } from '../semconv/mcp.semconv';
 
 /** The longest label value kept; longer values are cut. */
 export const MAX_LABEL_VALUE_LENGTH = 128;
 
-// C0 and C1 control characters, DEL included: a label value is printed inside quotes on one line of the exposition.
-const CONTROL = /\p{Cc}/gu;
-
 /**
- * The one place every label value goes through. It sanitizes (control characters removed, cut to
- * {@link MAX_LABEL_VALUE_LENGTH}) and admits at most `maxPerLabel` distinct values per label name; any other value
+ * The one place every label value goes through. It sanitizes (core's `sanitizeText`: control, bidi and zero-width
+ * characters removed, clamped to {@link MAX_LABEL_VALUE_LENGTH} code points) and admits at most `maxPerLabel` distinct values per label name; any other value
  * becomes `_OTHER`, so that a client sending made-up names cannot grow the number of series without end. The empty
  * string and `_OTHER` always pass and do not count.
  */
@@ -23,7 +21,7 @@ export class LabelValues {
     let values = this.admitted.get(label);
     // Only sanitized values are admitted, so a value found as it is needs no sanitizing.
     if (values?.has(value)) return value;
-    const clean = sanitizeLabelValue(value);
+    const clean = sanitizeText(value, MAX_LABEL_VALUE_LENGTH);
     if (clean === '' || clean === OTHER) return clean;
     if (!values) this.admitted.set(label, (values = new Set()));
     if (values.has(clean)) return clean;
@@ -43,15 +41,4 @@ export class LabelValues {
   size(label: string): number {
     return this.admitted.get(label)?.size ?? 0;
   }
-}
-
-/** `value` without control characters, cut to {@link MAX_LABEL_VALUE_LENGTH} characters (never inside a pair). */
-export function sanitizeLabelValue(value: string): string {
-  let clean = value.replace(CONTROL, '');
-  if (clean.length > MAX_LABEL_VALUE_LENGTH) {
-    clean = clean.slice(0, MAX_LABEL_VALUE_LENGTH);
-    // A high surrogate left alone at the end would be an invalid character in the exposition.
-    if (/[\uD800-\uDBFF]$/.test(clean)) clean = clean.slice(0, -1);
-  }
-  return clean;
 }

@@ -4,7 +4,7 @@ import { isClientHttpError, toMcpError } from '../dispatch/error.mapper';
 import { McpInputRequired } from '../eras/modern/mrtr/input-required.signal';
 import { McpToolError } from '../errors/mcp-tool.error';
 import { MCP_CHANNELS, McpHandlerEvent, McpHandlerKind, McpHandlerTrace, McpOutcome } from './mcp.channels';
-import { requestTraced, setRequestTarget } from './request-events';
+import { setRequestTarget } from './request-events';
 
 /*
  * The one place that builds and publishes the events of tool, resource and prompt runs, on the plain channel
@@ -20,8 +20,8 @@ import { requestTraced, setRequestTarget } from './request-events';
  *
  * A run that settles names its request's target on the request's trace (request-events.ts).
  *
- * Nothing is built, timed or registered unless someone listens (`handlerObserved`), to these channels or to the
- * request tracing channel (whose traces name the run's target).
+ * Nothing is built, timed or registered unless someone listens (`handlerObserved`). When only the request tracing
+ * channel is observed, a call only names its request's target (`trackRequestTarget`), without a run of its own.
  */
 
 const plain = {
@@ -35,10 +35,7 @@ const tracing = {
   prompt: tracingChannel<unknown, McpHandlerTrace>(MCP_CHANNELS.prompt),
 };
 
-/**
- * Whether anyone listens for `kind` events: on its plain channel, on any channel of its tracing channel, or on the
- * request tracing channel.
- */
+/** Whether anyone listens for `kind` events: on its plain channel, or on any channel of its tracing channel. */
 export function handlerObserved(kind: McpHandlerKind): boolean {
   const traced = tracing[kind];
   // TracingChannel#hasSubscribers is Node ≥ 20.13; this is what it checks.
@@ -48,8 +45,7 @@ export function handlerObserved(kind: McpHandlerKind): boolean {
     traced.end.hasSubscribers ||
     traced.asyncStart.hasSubscribers ||
     traced.asyncEnd.hasSubscribers ||
-    traced.error.hasSubscribers ||
-    requestTraced()
+    traced.error.hasSubscribers
   );
 }
 
@@ -169,6 +165,41 @@ export async function trackHandlerCall<T>(
     const status = 'result' in settlement && outcome ? outcome(settlement.result as T) : undefined;
     settle(run, settlement, scope, status);
   }
+}
+
+/**
+ * Runs a call whose handler events nobody observes while its request is traced: names the request's target once the
+ * outcome is known, at the cost of one promise reaction (no run, no clock, no interceptor).
+ */
+export function trackRequestTarget<T>(
+  kind: McpHandlerKind,
+  identity: McpCallIdentity,
+  scope: McpCallScope,
+  call: () => Promise<T>,
+  outcome?: (result: T) => McpOutcome,
+): Promise<T> {
+  const named = (status: McpOutcome) =>
+    setRequestTarget(scope, {
+      kind,
+      name: identity.name,
+      ...(identity.template !== undefined ? { template: identity.template } : {}),
+      status,
+    });
+  return call().then(
+    (result) => {
+      named(outcome ? outcome(result) : outcomeOf(kind, { result }, false).status);
+      return result;
+    },
+    (error: unknown) => {
+      named(outcomeOf(kind, { error }, scope.cancelled).status);
+      throw error;
+    },
+  );
+}
+
+/** Names the request's target as a name the server does not know (the request is traced; handlers are not). */
+export function unknownRequestTarget(kind: McpHandlerKind, identity: McpCallIdentity, scope: McpCallScope): void {
+  setRequestTarget(scope, { kind, name: identity.name, unknown: true, status: 'error' });
 }
 
 /**

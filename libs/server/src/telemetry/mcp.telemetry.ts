@@ -8,6 +8,8 @@ import {
   publishUnreachedCall,
   since,
   trackHandlerCall,
+  trackRequestTarget,
+  unknownRequestTarget,
 } from './handler-events';
 import { sessionsObserved, streamsObserved } from './lifecycle-events';
 import { requestTraced } from './request-events';
@@ -92,9 +94,11 @@ export class McpTelemetry {
     run: () => Promise<T>,
     outcome?: (result: T) => McpOutcome,
   ): Promise<T> {
+    if (handlerObserved(kind)) return trackHandlerCall(kind, event, scope, run, outcome);
+    // Only the request is traced: it learns its target, nothing more.
+    if (requestTraced()) return trackRequestTarget(kind, event, scope, run, outcome);
     // Nobody listens: no clock, no wrapper (a wrapper is a promise and a turn of the microtask queue per call).
-    if (!handlerObserved(kind)) return run();
-    return trackHandlerCall(kind, event, scope, run, outcome);
+    return run();
   }
 
   /**
@@ -103,6 +107,7 @@ export class McpTelemetry {
    */
   unknown<E>(kind: McpHandlerKind, event: McpCallIdentity, scope: McpCallScope, error: E): E {
     if (handlerObserved(kind)) publishUnreachedCall(kind, event, scope, error);
+    else if (requestTraced()) unknownRequestTarget(kind, event, scope);
     return error;
   }
 

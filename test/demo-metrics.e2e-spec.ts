@@ -1,9 +1,9 @@
 import { DemoProcess, startDemoProcess } from './support/demo.process';
+import { modernMeta, modernToolCall } from './support/modern-http.client';
 
 // `METRICS=1 npm start`: the demo serves Prometheus metrics of its MCP server on /metrics; without it, no such route.
 
 const READY = 'MCP endpoint: ';
-const MODERN = '2026-07-28';
 
 /** The base URL the demo printed in its banner. */
 function baseOf(demo: DemoProcess): string {
@@ -12,32 +12,8 @@ function baseOf(demo: DemoProcess): string {
   return match[1];
 }
 
-async function callForecast(base: string): Promise<Record<string, unknown>> {
-  const response = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': 'tools/call',
-      'mcp-name': 'forecast',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'forecast',
-        arguments: { city: 'Lisbon', days: 1 },
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': MODERN,
-          'io.modelcontextprotocol/clientCapabilities': {},
-        },
-      },
-    }),
-  });
-  expect(response.status).toBe(200);
-  return (await response.json()) as Record<string, unknown>;
+function callForecast(base: string) {
+  return modernToolCall(`${base}/mcp`, 1, 'forecast', { arguments: { city: 'Lisbon', days: 1 }, _meta: modernMeta() });
 }
 
 describe('the demo with METRICS=1', () => {
@@ -52,7 +28,7 @@ describe('the demo with METRICS=1', () => {
   it('prints the metrics URL and serves the calls it answered on GET /metrics', async () => {
     const base = baseOf(demo);
     expect(demo.output()).toContain(`metrics: ${base}/metrics`);
-    expect(await callForecast(base)).toMatchObject({ result: { resultType: 'complete' } });
+    expect(await callForecast(base)).toMatchObject({ status: 200, json: { result: { resultType: 'complete' } } });
     const scrape = await fetch(`${base}/metrics`);
     expect(scrape.status).toBe(200);
     expect(scrape.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);

@@ -14,13 +14,12 @@ import {
   until,
 } from './support/legacy-http.client';
 import { ExposedSample, parseExposition, samplesNamed, valueOf } from './support/metrics-exposition';
+import { MODERN, modernMeta, modernToolCall } from './support/modern-http.client';
 
-const MODERN = '2026-07-28';
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
+const MODERN_META = modernMeta({
   'io.modelcontextprotocol/clientInfo': { name: 'metrics-e2e', version: '1' },
   'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-};
+});
 const OPERATION = 'mcp_server_operation_duration_seconds';
 const OPERATION_COUNT = `${OPERATION}_count`;
 const SESSION_COUNT = 'mcp_server_session_duration_seconds_count';
@@ -131,23 +130,7 @@ describe.each(HTTP_ADAPTERS)('Prometheus metrics of a real server (%s)', (adapte
 
   /** A modern (2026-07-28) `tools/call`, stateless; its JSON-RPC answer. */
   async function modernCall(id: number, name: string): Promise<RpcAnswer> {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN,
-        'mcp-method': 'tools/call',
-        'mcp-name': name,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: { _meta: MODERN_META, name, arguments: {} },
-      }),
-    });
-    return (await response.json()) as RpcAnswer;
+    return (await modernToolCall(url, id, name, { _meta: MODERN_META, arguments: {} })).json as RpcAnswer;
   }
 
   const legacyTool = (tool: string, errorType: string) => ({

@@ -14,6 +14,7 @@ import { McpTracingModule } from '@conduit-mcp/metrics';
 import { RecordingHandlers } from './support/client-recording.handlers';
 import { HTTP_ADAPTERS, createHttpApp } from './support/http-adapters';
 import { legacyPost, openLegacySession, until } from './support/legacy-http.client';
+import { MODERN, modernMeta, modernToolCall } from './support/modern-http.client';
 
 // OpenTelemetry spans of a real server over HTTP, recorded by McpTracingModule into an in-memory SDK: the request
 // span, the handler span inside it, what the tool traces inside that; the client's trace context continued.
@@ -24,12 +25,7 @@ const tracer = provider.getTracer('e2e');
 
 const PARENT_TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_SPAN_ID = '00f067aa0ba902b7';
-const MODERN = '2026-07-28';
-const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientInfo': { name: 'raw-fetch', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
+const MODERN_META = modernMeta({ 'io.modelcontextprotocol/clientInfo': { name: 'raw-fetch', version: '1' } });
 
 class Tools {
   @McpTool({ description: 'Traces its own work' })
@@ -89,21 +85,6 @@ function toolCall(id: number, name: string, meta?: Record<string, unknown>) {
   };
 }
 
-async function modernPost(url: string, body: { params: { name: string } }) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': 'tools/call',
-      'mcp-name': body.params.name,
-    },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, json: (await response.json()) as Record<string, any> };
-}
-
 beforeAll(() => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 });
@@ -152,7 +133,7 @@ describe.each(HTTP_ADAPTERS)('McpTracingModule: spans of a server over Streamabl
   });
 
   it('modern: the same spans, without a session', async () => {
-    const answer = await modernPost(url, toolCall(12, 'work', MODERN_META));
+    const answer = await modernToolCall(url, 12, 'work', { arguments: {}, _meta: MODERN_META });
     expect(answer.json.result).toMatchObject({ content: [{ type: 'text', text: 'worked' }] });
     const request = await spanOf('tools/call work', 12);
     const handler = await childOf(request, 'execute_tool work');
@@ -173,7 +154,7 @@ describe.each(HTTP_ADAPTERS)('McpTracingModule: spans of a server over Streamabl
         const sessionId = await openLegacySession(url);
         await legacyPost(url, toolCall(13, 'work', traceContext), sessionId);
       } else {
-        await modernPost(url, toolCall(13, 'work', { ...MODERN_META, ...traceContext }));
+        await modernToolCall(url, 13, 'work', { arguments: {}, _meta: { ...MODERN_META, ...traceContext } });
       }
       const request = await spanOf('tools/call work', 13);
       expect(request.spanContext().traceId).toBe(PARENT_TRACE_ID);

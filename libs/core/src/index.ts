@@ -137,6 +137,7 @@ export { healthIndicatorResult } from './health/health-indicator.result';
 export type { HealthStatus, McpHealthIndicatorResult } from './health/health-indicator.result';
 export { MRTR_METHODS, decideEra, namesModernRevision } from './protocol/era.decision';
 export { readTraceContext } from './protocol/trace-context';
+export { publishTraceEnd, tracingObserved } from './diagnostics/tracing-channel';
 export type { TraceContextMeta } from './protocol/trace-context';
 export { loadOptionalPackage } from './packages/optional-package';
 export type { OptionalPackageOptions } from './packages/optional-package';

@@ -1,5 +1,5 @@
-import { JsonRpcId, readTraceContext, sanitizeText } from '@conduit-mcp/core';
-import { TracingChannel, channel, tracingChannel } from 'node:diagnostics_channel';
+import { JsonRpcId, publishTraceEnd, readTraceContext, sanitizeText, tracingObserved } from '@conduit-mcp/core';
+import { channel, tracingChannel } from 'node:diagnostics_channel';
 import { McpClientError } from '../errors/mcp-client.error';
 import { McpInputRefusal } from '../connection/input-responder.interface';
 import { ClientTransport } from '../transports/client-transport.interface';
@@ -29,20 +29,9 @@ const NAMED = new Set(['tools/call', 'prompts/get']);
 /** Who a request or question belongs to. */
 export type ClientEventScope = Pick<McpClientRequestEvent, 'client' | 'server' | 'method' | 'era'>;
 
-// TracingChannel#hasSubscribers is Node ≥ 20.13; this is what it checks (a store bound to `start` counts).
-function traced(channels: TracingChannel<unknown, object>): boolean {
-  return (
-    channels.start.hasSubscribers ||
-    channels.end.hasSubscribers ||
-    channels.asyncStart.hasSubscribers ||
-    channels.asyncEnd.hasSubscribers ||
-    channels.error.hasSubscribers
-  );
-}
-
 /** Whether anyone listens for requests, plain or traced: when nobody does, nothing is timed or wrapped. */
 export function requestsObserved(): boolean {
-  return requests.hasSubscribers || traced(requestTraces);
+  return requests.hasSubscribers || tracingObserved(requestTraces);
 }
 
 /** What a request is, when it is about to be built and sent. */
@@ -69,7 +58,7 @@ export interface ObservedRequest {
  * caller's context and may fill `traceContext` before the request is written.
  */
 export function observeRequest(facts: RequestFacts): ObservedRequest {
-  const trace = traced(requestTraces) ? requestTraceOf(facts) : undefined;
+  const trace = tracingObserved(requestTraces) ? requestTraceOf(facts) : undefined;
   if (trace) {
     requestTraces.start.publish(trace);
     requestTraces.end.publish(trace);
@@ -133,12 +122,8 @@ function requestSettled({ scope, started, trace }: ObservedRequest, failure?: { 
       if (error.code !== undefined) trace.errorCode = error.code;
     }
     trace.durationMs = durationMs;
-    if (failure) {
-      trace.error = failure.error;
-      requestTraces.error.publish(trace);
-    }
-    requestTraces.asyncStart.publish(trace);
-    requestTraces.asyncEnd.publish(trace);
+    if (failure) trace.error = failure.error;
+    publishTraceEnd(requestTraces, trace, failure !== undefined);
   }
   if (!requests.hasSubscribers) return;
   const event: McpClientRequestEvent = { ...scope, status, durationMs };
@@ -161,7 +146,7 @@ export function reportInput<T>(
   answer: () => Promise<T>,
   meta?: unknown,
 ): Promise<T> {
-  return inputs.hasSubscribers || traced(inputTraces) ? observedInput(scope, signal, answer, meta) : answer();
+  return inputs.hasSubscribers || tracingObserved(inputTraces) ? observedInput(scope, signal, answer, meta) : answer();
 }
 
 async function observedInput<T>(
@@ -170,7 +155,7 @@ async function observedInput<T>(
   answer: () => Promise<T>,
   meta: unknown,
 ): Promise<T> {
-  const trace: McpClientInputTrace | undefined = traced(inputTraces)
+  const trace: McpClientInputTrace | undefined = tracingObserved(inputTraces)
     ? { ...scope, traceContext: readTraceContext(meta) }
     : undefined;
   const started = performance.now();
@@ -218,7 +203,5 @@ function inputSettled(
   trace.status = status;
   if (errorCode !== undefined) trace.errorCode = errorCode;
   trace.durationMs = durationMs;
-  if (status !== 'ok') inputTraces.error.publish(trace);
-  inputTraces.asyncStart.publish(trace);
-  inputTraces.asyncEnd.publish(trace);
+  publishTraceEnd(inputTraces, trace, status !== 'ok');
 }

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError, sanitizeText } from '@conduit-mcp/core';
+import { ErrorCode, McpError, publishTraceEnd, sanitizeText, tracingObserved } from '@conduit-mcp/core';
 import { channel, tracingChannel } from 'node:diagnostics_channel';
 import { isClientHttpError, toMcpError } from '../dispatch/error.mapper';
 import { McpInputRequired } from '../eras/modern/mrtr/input-required.signal';
@@ -37,16 +37,7 @@ const tracing = {
 
 /** Whether anyone listens for `kind` events: on its plain channel, or on any channel of its tracing channel. */
 export function handlerObserved(kind: McpHandlerKind): boolean {
-  const traced = tracing[kind];
-  // TracingChannel#hasSubscribers is Node ≥ 20.13; this is what it checks.
-  return (
-    plain[kind].hasSubscribers ||
-    traced.start.hasSubscribers ||
-    traced.end.hasSubscribers ||
-    traced.asyncStart.hasSubscribers ||
-    traced.asyncEnd.hasSubscribers ||
-    traced.error.hasSubscribers
-  );
+  return plain[kind].hasSubscribers || tracingObserved(tracing[kind]);
 }
 
 /** Publishes an event on the plain channel of `kind` only. */
@@ -258,16 +249,11 @@ function settle(run: HandlerRun, settlement: McpCallSettlement, scope: McpCallSc
     ...(trace.unknown ? { unknown: true } : {}),
     status: trace.status,
   });
-  const channels = tracing[trace.kind];
-  if ('result' in settlement) {
-    trace.result = settlement.result;
-  } else {
-    // The handler's own error, when the method then threw one derived from it.
-    trace.error = 'error' in settlement ? (run.thrown ?? settlement).error : undefined;
-    channels.error.publish(trace);
-  }
-  channels.asyncStart.publish(trace);
-  channels.asyncEnd.publish(trace);
+  const failed = !('result' in settlement);
+  if (!failed) trace.result = settlement.result;
+  // The handler's own error, when the method then threw one derived from it.
+  else trace.error = 'error' in settlement ? (run.thrown ?? settlement).error : undefined;
+  publishTraceEnd(tracing[trace.kind], trace, failed);
   if (plain[trace.kind].hasSubscribers) {
     plain[trace.kind].publish({
       server: trace.server,

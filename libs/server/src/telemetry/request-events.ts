@@ -1,4 +1,4 @@
-import { readTraceContext, sanitizeText } from '@conduit-mcp/core';
+import { publishTraceEnd, readTraceContext, sanitizeText, tracingObserved } from '@conduit-mcp/core';
 import { tracingChannel } from 'node:diagnostics_channel';
 import { MCP_CHANNELS, McpRequestTarget, McpRequestTrace } from './mcp.channels';
 
@@ -16,14 +16,7 @@ const traces = new WeakMap<object, McpRequestTrace>();
 
 /** Whether anyone subscribes to the request tracing channel (any of its sub-channels, or a store bound to `start`). */
 export function requestTraced(): boolean {
-  // TracingChannel#hasSubscribers is Node ≥ 20.13; this is what it checks.
-  return (
-    tracing.start.hasSubscribers ||
-    tracing.end.hasSubscribers ||
-    tracing.asyncStart.hasSubscribers ||
-    tracing.asyncEnd.hasSubscribers ||
-    tracing.error.hasSubscribers
-  );
+  return tracingObserved(tracing);
 }
 
 /** What the dispatcher knows of a request when its trace opens. */
@@ -87,9 +80,7 @@ export function settleRequest(
   trace.status = status;
   if (errorCode !== undefined) trace.errorCode = errorCode;
   trace.durationMs = durationMs;
-  if (status !== 'ok') tracing.error.publish(trace);
-  tracing.asyncStart.publish(trace);
-  tracing.asyncEnd.publish(trace);
+  publishTraceEnd(tracing, trace, status !== 'ok');
 }
 
 /** Names what the request of handler context `scope` ran, if it is traced and still running. */

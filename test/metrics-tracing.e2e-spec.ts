@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { INestApplication, INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { SpanKind, SpanStatusCode, context, trace } from '@opentelemetry/api';
@@ -102,7 +103,7 @@ describe.each(HTTP_ADAPTERS)('McpTracingModule: spans of a server over Streamabl
   beforeAll(async () => {
     app = await createHttpApp(TracedServerModule, adapter);
     await app.listen(0, '127.0.0.1');
-    url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/mcp`;
   });
 
   beforeEach(() => exporter.reset());
@@ -208,7 +209,7 @@ describe.each(['legacy', 'modern'] as const)('one trace across this project’s 
     class ServerHalf {}
     server = await createHttpApp(ServerHalf, 'express');
     await server.listen(0, '127.0.0.1');
-    const url = `${(await server.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    const url = `http://127.0.0.1:${(server.getHttpServer().address() as AddressInfo).port}/mcp`;
 
     @Module({
       imports: [

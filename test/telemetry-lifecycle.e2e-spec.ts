@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { INestApplication, Module } from '@nestjs/common';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import {
@@ -40,7 +41,7 @@ describe.each(HTTP_ADAPTERS)('session and stream events over HTTP (%s)', (adapte
   beforeAll(async () => {
     app = await createHttpApp(LifecycleModule, adapter);
     await app.listen(0, '127.0.0.1');
-    url = `${(await app.getUrl()).replace('[::1]', '127.0.0.1')}/mcp`;
+    url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}/mcp`;
   });
 
   beforeEach(() => {

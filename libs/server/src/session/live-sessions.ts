@@ -3,6 +3,7 @@ import { McpSession } from './mcp-session';
 import { SessionCreation, SessionStore } from './session.store';
 import { SessionRecordChanges } from './session-record';
 import { storeCall } from './store.call';
+import { since } from '../telemetry/handler-events';
 import { publishSessionEvent, sessionsObserved } from '../telemetry/lifecycle-events';
 import { McpSessionEvent } from '../telemetry/mcp.channels';
 
@@ -181,15 +182,14 @@ export class LiveSessions {
 
   // Publishes a session's `opened` or `closed` on the session channel; returns when (performance.now()).
   private published(session: McpSession, type: McpSessionEvent['type'], opened?: number): number {
-    const now = performance.now();
     const event: McpSessionEvent = { server: this.server, type, transport: session.openedOver ?? 'memory' };
     if (session.revision !== undefined) event.protocolVersion = session.revision;
     if (opened !== undefined) {
-      event.durationMs = Math.round((now - opened) * 1000) / 1000;
+      event.durationMs = since(opened);
       event.ended = session.endedForGood;
     }
     publishSessionEvent(event);
-    return now;
+    return performance.now();
   }
 
   /**

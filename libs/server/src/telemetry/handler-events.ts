@@ -3,7 +3,14 @@ import { channel, tracingChannel } from 'node:diagnostics_channel';
 import { isClientHttpError, toMcpError } from '../dispatch/error.mapper';
 import { McpInputRequired } from '../eras/modern/mrtr/input-required.signal';
 import { McpToolError } from '../errors/mcp-tool.error';
-import { MCP_CHANNELS, McpHandlerEvent, McpHandlerKind, McpHandlerTrace, McpOutcome } from './mcp.channels';
+import {
+  MCP_CHANNELS,
+  McpHandlerEvent,
+  McpHandlerKind,
+  McpHandlerTrace,
+  McpOutcome,
+  McpRequestTarget,
+} from './mcp.channels';
 import { setRequestTarget } from './request-events';
 
 /*
@@ -169,13 +176,7 @@ export function trackRequestTarget<T>(
   call: () => Promise<T>,
   outcome?: (result: T) => McpOutcome,
 ): Promise<T> {
-  const named = (status: McpOutcome) =>
-    setRequestTarget(scope, {
-      kind,
-      name: identity.name,
-      ...(identity.template !== undefined ? { template: identity.template } : {}),
-      status,
-    });
+  const named = (status: McpOutcome) => setRequestTarget(scope, targetOf(kind, identity, status));
   return call().then(
     (result) => {
       named(outcome ? outcome(result) : outcomeOf(kind, { result }, false).status);
@@ -190,7 +191,23 @@ export function trackRequestTarget<T>(
 
 /** Names the request's target as a name the server does not know (the request is traced; handlers are not). */
 export function unknownRequestTarget(kind: McpHandlerKind, identity: McpCallIdentity, scope: McpCallScope): void {
-  setRequestTarget(scope, { kind, name: identity.name, unknown: true, status: 'error' });
+  setRequestTarget(scope, targetOf(kind, identity, 'error', true));
+}
+
+/** What a request ran, for its trace: the run's kind and identity, how it ended, whether the name is unknown. */
+function targetOf(
+  kind: McpHandlerKind,
+  identity: Pick<McpCallIdentity, 'name' | 'template'>,
+  status: McpOutcome,
+  unknown?: boolean,
+): McpRequestTarget {
+  return {
+    kind,
+    name: identity.name,
+    ...(identity.template !== undefined ? { template: identity.template } : {}),
+    ...(unknown ? { unknown: true } : {}),
+    status,
+  };
 }
 
 /**
@@ -242,13 +259,7 @@ function settle(run: HandlerRun, settlement: McpCallSettlement, scope: McpCallSc
   trace.status = outcome.status;
   trace.errorCode = outcome.errorCode;
   trace.durationMs = since(run.started);
-  setRequestTarget(scope, {
-    kind: trace.kind,
-    name: trace.name,
-    ...(trace.template !== undefined ? { template: trace.template } : {}),
-    ...(trace.unknown ? { unknown: true } : {}),
-    status: trace.status,
-  });
+  setRequestTarget(scope, targetOf(trace.kind, trace, trace.status, trace.unknown));
   const failed = !('result' in settlement);
   if (!failed) trace.result = settlement.result;
   // The handler's own error, when the method then threw one derived from it.

@@ -1,4 +1,5 @@
 import { channel } from 'node:diagnostics_channel';
+import { since } from './handler-events';
 import { MCP_CHANNELS, McpSessionEvent, McpStreamEvent } from './mcp.channels';
 
 /*
@@ -36,8 +37,7 @@ export function openedStream(server: string, kind: McpStreamEvent['kind']): () =
   return () => {
     if (closed) return;
     closed = true;
-    const durationMs = Math.round((performance.now() - opened) * 1000) / 1000;
-    streams.publish({ server, type: 'closed', kind, durationMs } satisfies McpStreamEvent);
+    streams.publish({ server, type: 'closed', kind, durationMs: since(opened) } satisfies McpStreamEvent);
   };
 }
 

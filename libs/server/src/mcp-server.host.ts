@@ -10,7 +10,8 @@ import { McpExplorer } from './discovery/mcp.explorer';
 import { McpModuleOptions } from './interfaces/mcp-module-options.interface';
 import { MCP_MODULE_OPTIONS } from './mcp.module-definition';
 import { McpRegistry } from './registry/mcp.registry';
-import { McpSession } from './session/mcp-session';
+import { McpSession, sharedNotification } from './session/mcp-session';
+import { BroadcastFanOut } from './events/broadcast.fanout';
 import { McpSubscriptionHub } from './events/subscription.hub';
 import { LiveSessions } from './session/live-sessions';
 import { MessageSink } from './session/message-sink.interface';
@@ -33,6 +34,8 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap {
   private unsubscribe: (() => void) | undefined;
   // The `session-changed` events this instance published: its own copy is up to date, it does not reload it.
   private readonly ownChanges = new WeakSet<McpBusEvent>();
+  // Broadcasts reach the live sessions in slices, so that thousands of them do not stall the requests in between.
+  private readonly fanOut = new BroadcastFanOut();
 
   constructor(
     @Inject(MCP_MODULE_OPTIONS) readonly options: McpModuleOptions,
@@ -159,17 +162,19 @@ export class McpServerHost implements McpEndpoint, OnApplicationBootstrap {
   private onBusEvent(event: McpBusEvent): void {
     if (event.server !== this.name) return;
     switch (event.type) {
-      case 'list-changed':
-        for (const session of this.sessions.values()) {
-          if (session.revision) session.notify(`notifications/${event.list}/list_changed`);
-        }
+      case 'list-changed': {
+        const notification = sharedNotification(`notifications/${event.list}/list_changed`);
+        this.fanOut.add(this.sessions.values(), (session) => !!session.revision && session.notifyShared(notification));
         this.subscriptions.listChanged(event.list);
         return;
+      }
       case 'resource-updated': {
         const { uri } = event;
-        for (const session of this.sessions.values()) {
-          if (session.subscribedTo(uri)) session.notify('notifications/resources/updated', { uri });
-        }
+        const notification = sharedNotification('notifications/resources/updated', { uri });
+        this.fanOut.add(
+          this.sessions.values(),
+          (session) => session.subscribedTo(uri) && session.notifyShared(notification),
+        );
         this.subscriptions.resourceUpdated(uri);
         return;
       }

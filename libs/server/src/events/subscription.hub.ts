@@ -1,7 +1,8 @@
 import { BeforeApplicationShutdown, Injectable } from '@nestjs/common';
-import { JsonRpcId, META_SUBSCRIPTION_ID } from '@conduit-mcp/core';
+import { JsonRpcId, JsonRpcNotification, META_SUBSCRIPTION_ID, serializeMessage } from '@conduit-mcp/core';
 import { McpListKind } from '../registry/registry.types';
 import { MessageSink } from '../session/message-sink.interface';
+import { BroadcastFanOut } from './broadcast.fanout';
 
 /** What a `subscriptions/listen` stream opted in to (and what the server agreed to honour). */
 export interface SubscriptionFilter {
@@ -31,6 +32,26 @@ const LIST_FILTER: Record<McpListKind, keyof SubscriptionFilter> = {
   resources: 'resourcesListChanged',
 };
 
+/** A broadcast to listen streams: the same notification but for the subscription id each stream is tagged with. */
+interface TaggedNotification {
+  message(id: JsonRpcId): JsonRpcNotification;
+  json(id: JsonRpcId): string;
+}
+
+// The subscription id is the last member of the last object of the message: its JSON is serialized once, up to where
+// the id goes, and each stream's is that head, its id and the closing braces.
+const ID_PLACEHOLDER = 'null}}}';
+
+function taggedNotification(method: string, params: Record<string, unknown>): TaggedNotification {
+  const message = (id: JsonRpcId | null): JsonRpcNotification => ({
+    jsonrpc: '2.0',
+    method,
+    params: { ...params, _meta: { [META_SUBSCRIPTION_ID]: id } },
+  });
+  const head = serializeMessage(message(null)).slice(0, -ID_PLACEHOLDER.length);
+  return { message, json: (id) => `${head}${JSON.stringify(id)}}}}` };
+}
+
 /**
  * The open `subscriptions/listen` streams of a server (modern era): list changes and resource updates go to the
  * streams that opted in, tagged with their subscription id.
@@ -38,6 +59,7 @@ const LIST_FILTER: Record<McpListKind, keyof SubscriptionFilter> = {
 @Injectable()
 export class McpSubscriptionHub implements BeforeApplicationShutdown {
   private readonly subscriptions = new Set<Subscription>();
+  private readonly fanOut = new BroadcastFanOut();
 
   get size(): number {
     return this.subscriptions.size;
@@ -58,19 +80,23 @@ export class McpSubscriptionHub implements BeforeApplicationShutdown {
     return () => this.subscriptions.delete(subscription);
   }
 
+  /** `notifications/<kind>/list_changed` to the streams that opted in, in slices (see {@link BroadcastFanOut}). */
   listChanged(kind: McpListKind): void {
-    for (const subscription of this.subscriptions) {
-      if (subscription.filter[LIST_FILTER[kind]]) this.send(subscription, `notifications/${kind}/list_changed`, {});
-    }
+    const filter = LIST_FILTER[kind];
+    const tagged = taggedNotification(`notifications/${kind}/list_changed`, {});
+    this.fanOut.add(
+      this.subscriptions,
+      (subscription) => !!subscription.filter[filter] && this.sendTagged(subscription, tagged),
+    );
   }
 
-  resourceUpdated(uri: string): number {
-    let sent = 0;
-    for (const subscription of this.subscriptions) {
-      if (subscription.resources.has(uri) && this.send(subscription, 'notifications/resources/updated', { uri }))
-        sent++;
-    }
-    return sent;
+  /** `notifications/resources/updated` to the streams watching `uri`, in slices (see {@link BroadcastFanOut}). */
+  resourceUpdated(uri: string): void {
+    const tagged = taggedNotification('notifications/resources/updated', { uri });
+    this.fanOut.add(
+      this.subscriptions,
+      (subscription) => subscription.resources.has(uri) && this.sendTagged(subscription, tagged),
+    );
   }
 
   /** A task changed status: `notifications/tasks` (the task as `tasks/get` shows it) to the streams following it. */
@@ -91,6 +117,11 @@ export class McpSubscriptionHub implements BeforeApplicationShutdown {
     for (const subscription of [...this.subscriptions]) subscription.end();
     this.subscriptions.clear();
     await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  private sendTagged(subscription: Subscription, tagged: TaggedNotification): boolean {
+    const message = tagged.message(subscription.id);
+    return subscription.sink.send(message, tagged.json(subscription.id));
   }
 
   private send(subscription: Subscription, method: string, params: Record<string, unknown>): boolean {

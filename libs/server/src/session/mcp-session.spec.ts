@@ -1,12 +1,13 @@
 import { JsonRpcMessage, JsonRpcRequest } from '@conduit-mcp/core';
-import { McpSession } from './mcp-session';
+import { McpSession, sharedNotification } from './mcp-session';
 import { MessageSink } from './message-sink.interface';
 import { SessionRecord } from './session-record';
 
 /** A sink that keeps what is sent. */
-function sink(): MessageSink & { sent: JsonRpcMessage[] } {
+function sink(): MessageSink & { sent: JsonRpcMessage[]; json: Array<string | undefined> } {
   const sent: JsonRpcMessage[] = [];
-  return { sent, closed: false, send: (message) => (sent.push(message), true) };
+  const json: Array<string | undefined> = [];
+  return { sent, json, closed: false, send: (message, text) => (sent.push(message), json.push(text), true) };
 }
 
 const ask = (session: McpSession, to: MessageSink) =>
@@ -57,5 +58,34 @@ describe('McpSession', () => {
     session.applyRecord({ ...record, logLevel: 'error', subscriptions: [], principal: 'mallory', transport: 'sse' });
     expect(session.record()).toEqual({ ...record, logLevel: 'error', subscriptions: [] });
     expect(session.subscribedTo('memo://1')).toBe(false);
+  });
+
+  it('keeps one copy of a broadcast while it has no stream, and hands the shared JSON to the stream that attaches', () => {
+    const session = new McpSession('quiet');
+    const tools = () => sharedNotification('notifications/tools/list_changed');
+    const updated = (uri: string) => sharedNotification('notifications/resources/updated', { uri });
+    for (let i = 0; i < 50; i++) {
+      expect(session.notifyShared(tools())).toBe(true);
+      session.notifyShared(updated('memo://1'));
+    }
+    session.notifyShared(updated('memo://2'));
+    session.notify('notifications/message', { level: 'info', data: 'kept as sent' });
+    session.notify('notifications/message', { level: 'info', data: 'kept as sent' });
+    const out = sink();
+    session.outbound = out;
+    expect(out.sent).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+      { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'memo://1' } },
+      { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'memo://2' } },
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'kept as sent' } },
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'kept as sent' } },
+    ]);
+    expect(out.json.slice(0, 3)).toEqual(out.sent.slice(0, 3).map((message) => JSON.stringify(message)));
+    // With a stream, every broadcast goes out: the client reads them as they come.
+    session.notifyShared(tools());
+    session.notifyShared(tools());
+    expect(out.sent).toHaveLength(7);
+    session.close();
+    expect(session.notifyShared(tools())).toBe(false);
   });
 });

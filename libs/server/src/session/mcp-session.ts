@@ -9,6 +9,7 @@ import {
   McpError,
   ErrorCode,
   jsonSizeUpTo,
+  serializeMessage,
 } from '@conduit-mcp/core';
 import { randomUUID } from 'node:crypto';
 import { McpAbortedError } from '../errors/mcp-aborted.error';
@@ -20,6 +21,28 @@ import type { TransportKind } from '../dispatch/transport-facts.interface';
 
 /** Most notifications kept for a session while it has no outbound channel. */
 const MAX_UNDELIVERED = 100;
+
+/**
+ * A notification sent alike to many sessions (a list change, a resource update): the message and its JSON, made once
+ * per broadcast and shared by every session and stream it reaches.
+ */
+export interface SharedNotification {
+  readonly message: JsonRpcNotification;
+  readonly json: string;
+}
+
+/** A {@link SharedNotification} of `method` with `params`. */
+export function sharedNotification(method: string, params?: Record<string, unknown>): SharedNotification {
+  const message: JsonRpcNotification =
+    params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+  return { message, json: serializeMessage(message) };
+}
+
+/** A notification kept for when an outbound channel attaches; `json` set for a broadcast's. */
+interface Undelivered {
+  message: JsonRpcNotification;
+  json?: string;
+}
 
 interface PendingRequest {
   resolve: (result: Record<string, unknown>) => void;
@@ -41,7 +64,7 @@ export class McpSession {
   private subscribedUris: Set<string> | undefined;
   private outboundSink: MessageSink | undefined;
   /** Notifications sent while no outbound channel was attached, delivered when one attaches (bounded). */
-  private undelivered: JsonRpcNotification[] | undefined;
+  private undelivered: Undelivered[] | undefined;
   lastActivity = Date.now();
   createdAt = this.lastActivity;
   /** When the record's idle clock in the session store was last restarted. */
@@ -97,7 +120,10 @@ export class McpSession {
 
   set outbound(sink: MessageSink | undefined) {
     this.outboundSink = sink;
-    while (sink && !sink.closed && this.undelivered?.length) sink.send(this.undelivered.shift()!);
+    while (sink && !sink.closed && this.undelivered?.length) {
+      const { message, json } = this.undelivered.shift()!;
+      sink.send(message, json);
+    }
     if (sink && this.outboundListeners) for (const listener of [...this.outboundListeners]) listener();
   }
 
@@ -197,10 +223,28 @@ export class McpSession {
       params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
     const sink = this.outboundSink;
     if (sink && !sink.closed) return sink.send(message);
+    this.keep({ message });
+    return true;
+  }
+
+  /**
+   * Sends a broadcast's notification on the outbound channel. Without one, it is kept like {@link notify}'s, but once:
+   * the same broadcast already waiting (the list changed again, the resource was updated again) says all a second
+   * copy would, so a session without a stream holds one per list or resource, not one per broadcast.
+   */
+  notifyShared(notification: SharedNotification): boolean {
+    if (this.ended) return false;
+    const sink = this.outboundSink;
+    if (sink && !sink.closed) return sink.send(notification.message, notification.json);
+    if (this.undelivered?.some((kept) => kept.json === notification.json)) return true;
+    this.keep(notification);
+    return true;
+  }
+
+  private keep(undelivered: Undelivered): void {
     this.undelivered ??= [];
     if (this.undelivered.length >= MAX_UNDELIVERED) this.undelivered.shift();
-    this.undelivered.push(message);
-    return true;
+    this.undelivered.push(undelivered);
   }
 
   /**

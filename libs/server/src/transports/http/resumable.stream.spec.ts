@@ -39,7 +39,7 @@ function fakeConnection() {
   let ended = false;
   const connection = {
     onClose: () => undefined,
-    send: (message: JsonRpcMessage, id?: string) => {
+    send: (message: JsonRpcMessage, _json?: string, id?: string) => {
       written.push({ id, n: (message as { params?: { n?: unknown } }).params?.n });
       return true;
     },

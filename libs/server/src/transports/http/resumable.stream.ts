@@ -54,17 +54,17 @@ export class ResumableStream implements MessageSink {
    * Records a message, then writes it if a connection is attached. False once the stream is closed, or for a
    * message that cannot be serialized (nothing recorded, nothing sent).
    */
-  send(message: JsonRpcMessage): boolean {
+  send(message: JsonRpcMessage, json?: string): boolean {
     if (this.stopped) return false;
     // Serialized once, for the store (which keeps and measures it) and for the connection.
     let data: string;
     try {
-      data = serializeMessage(message);
+      data = json ?? serializeMessage(message);
     } catch {
       return false;
     }
     this.recorded(this.store.append(this.sessionId, this.streamId, message, data), (id) =>
-      this.connection?.send(message, id, data),
+      this.connection?.send(message, data, id),
     );
     return true;
   }

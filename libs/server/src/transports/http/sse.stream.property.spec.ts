@@ -96,7 +96,7 @@ describe('SseStream output read back with eventsource-parser (properties, one re
       fc.asyncProperty(fc.array(write, { maxLength: 6 }), async (writes) => {
         await readUpToMarker(`before-${++run}`); // what a failed run left unread is not this run's
         const accepted = writes.map((item) =>
-          'message' in item ? stream.send(item.message, item.id) : stream.writeEvent(item.event),
+          'message' in item ? stream.send(item.message, undefined, item.id) : stream.writeEvent(item.event),
         );
         expect(accepted).toEqual(writes.map((item) => 'message' in item || encodable(item.event)));
         expect(await readUpToMarker(`after-${run}`)).toEqual(writes.flatMap(expected));

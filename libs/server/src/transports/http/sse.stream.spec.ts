@@ -28,7 +28,7 @@ describe('SseStream', () => {
       'x-accel-buffering': 'no',
       'mcp-session-id': 'abc',
     });
-    expect(stream.send({ jsonrpc: '2.0', method: 'a' }, 'e1')).toBe(true);
+    expect(stream.send({ jsonrpc: '2.0', method: 'a' }, undefined, 'e1')).toBe(true);
     expect(stream.writeEvent({ event: 'endpoint', data: '/message?sessionId=1' })).toBe(true);
     await reader.until((r) => r.events.length === 2);
     expect(reader.events).toEqual([
@@ -72,7 +72,7 @@ describe('SseStream', () => {
   it('gives a reading client an event larger than maxBufferedBytes, and cuts off one that leaves it unread', async () => {
     await open({ keepAliveMs: 0, maxBufferedBytes: 16 * 1024 });
     const big = { jsonrpc: '2.0' as const, method: 'big', params: { text: 'b'.repeat(1024 * 1024) } };
-    expect(stream.send(big, 'e1')).toBe(true);
+    expect(stream.send(big, undefined, 'e1')).toBe(true);
     await reader.until((r) => r.events.length === 1);
     expect(reader.events[0].data.length).toBeGreaterThan(1024 * 1024);
     expect(stream.closed).toBe(false);

@@ -80,7 +80,7 @@ export class SseStream implements MessageSink {
    * Writes a message as an SSE `message` event, with an event id when given; `json` is the message already
    * serialized, when the caller has it.
    */
-  send(message: JsonRpcMessage, id?: string, json?: string): boolean {
+  send(message: JsonRpcMessage, json?: string, id?: string): boolean {
     let data: string;
     try {
       data = json ?? serializeMessage(message);

@@ -81,7 +81,7 @@ export class StreamRegistry {
       maxBufferedBytes: this.maxBufferedBytes,
       reportAs: { server: this.server, kind: 'resume' },
     });
-    for (const event of replay.events) connection.send(event.message, event.id);
+    for (const event of replay.events) connection.send(event.message, undefined, event.id);
     if (live) live.attach(connection);
     else connection.end();
   }
@@ -96,7 +96,7 @@ export class StreamRegistry {
       maxBufferedBytes: this.maxBufferedBytes,
       reportAs: { server: this.server, kind: 'get' },
     });
-    for (const event of replay?.events ?? []) connection.send(event.message, event.id);
+    for (const event of replay?.events ?? []) connection.send(event.message, undefined, event.id);
     const stream = new ResumableStream(this.eventStore, session.id, streamId);
     stream.attach(connection);
     if (!replay && primesStreams(session)) stream.prime();

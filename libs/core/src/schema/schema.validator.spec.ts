@@ -98,6 +98,26 @@ describe('SchemaValidator', () => {
     expect(validator.validate(draft7, { n: 0 })).toEqual({ valid: false, errors: ['/n must be > 0'] });
   });
 
+  it('checks a schema at start-up without compiling it, unless it has references: those compile now', () => {
+    const validator = new SchemaValidator();
+    const compile = jest.spyOn(validator as unknown as { compileWithAjv: () => unknown }, 'compileWithAjv');
+    expect(() => validator.assertWellFormed({ type: 'nope' })).toThrow(/^Invalid JSON Schema: schema is invalid/);
+    expect(() => validator.assertWellFormed({ type: 'string', pattern: '(' })).toThrow(/Invalid JSON Schema/);
+    expect(() => validator.assertWellFormed([])).toThrow('Invalid JSON Schema: expected a schema object');
+    const plain = { type: 'object', properties: { n: { type: 'integer', minimum: 1 } }, required: ['n'] };
+    validator.assertWellFormed(plain);
+    validator.assertWellFormed({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' });
+    expect(compile).not.toHaveBeenCalled();
+    expect(() => validator.assertWellFormed({ properties: { a: { $ref: '#/missing' } } })).toThrow(
+      /Invalid JSON Schema/,
+    );
+    const withRef = { $defs: { n: { type: 'integer' } }, properties: { n: { $ref: '#/$defs/n' } } };
+    validator.assertWellFormed(withRef);
+    expect(compile).toHaveBeenCalledTimes(2);
+    expect(validator.validate(plain, { n: 0 })).toEqual({ valid: false, errors: ['/n must be >= 1'] });
+    expect(compile).toHaveBeenCalledTimes(3);
+  });
+
   it('rejects schemas that do not compile', () => {
     const validator = new SchemaValidator();
     expect(() => validator.assertValid({ type: 'nope' })).toThrow(/^Invalid JSON Schema: schema is invalid/);

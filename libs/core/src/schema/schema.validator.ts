@@ -63,6 +63,32 @@ export class SchemaValidator {
     }
   }
 
+  /**
+   * Throws like {@link assertValid} when `schema` is not a valid schema, without compiling it when it can tell so from
+   * the meta-schema and its patterns alone (a schema without references): a server with thousands of tools starts without compiling
+   * each schema, and compiles one on its first use. A schema with `$ref` or `$dynamicRef` is compiled now, since
+   * only compiling finds a reference that does not resolve.
+   */
+  assertWellFormed(schema: unknown): void {
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+      throw new Error('Invalid JSON Schema: expected a schema object');
+    }
+    if (this.cache.has(schema)) return;
+    const { reference, badPattern } = precheck(schema);
+    if (reference) return this.assertValid(schema);
+    if (badPattern !== undefined)
+      throw new Error(
+        `Invalid JSON Schema: pattern "${sanitizeText(badPattern, 80)}" is not a valid regular expression`,
+      );
+    let valid: boolean;
+    try {
+      valid = this.ajv.validateSchema(sourceOf(schema)) as boolean;
+    } catch (error) {
+      throw new Error(`Invalid JSON Schema: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!valid) throw new Error(`Invalid JSON Schema: schema is invalid: ${this.ajv.errorsText(this.ajv.errors)}`);
+  }
+
   /** Whether `schema` is a schema object that compiles. */
   isValidSchema(schema: unknown): boolean {
     try {
@@ -74,13 +100,46 @@ export class SchemaValidator {
   }
 
   private compileWithAjv(schema: object): ValidateFunction {
-    const dialect = (schema as { $schema?: unknown }).$schema;
-    const source = dialect === undefined || dialect === DRAFT_2020_12 ? schema : withoutDialect(schema);
+    const source = sourceOf(schema);
     const validate = this.ajv.compile(source);
     // Ajv also caches by object, strongly; drop its entry so the WeakMap alone decides the lifetime.
     this.ajv.removeSchema(source);
     return validate;
   }
+}
+
+// What Ajv reads: the schema, without a dialect other than 2020-12 (read as 2020-12).
+function sourceOf(schema: object): object {
+  const dialect = (schema as { $schema?: unknown }).$schema;
+  return dialect === undefined || dialect === DRAFT_2020_12 ? schema : withoutDialect(schema);
+}
+
+// What the meta-schema cannot tell about a schema, found in one walk: whether a `$ref` or `$dynamicRef` appears (only
+// compiling resolves it), or a `pattern` / `patternProperties` key that is no regular expression (as Ajv reads them).
+function precheck(schema: object): { reference: boolean; badPattern?: string } {
+  const stack: unknown[] = [schema];
+  const seen = new Set<object>();
+  while (stack.length) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (!Array.isArray(node)) {
+      const { $ref, $dynamicRef, pattern, patternProperties } = node as Record<string, unknown>;
+      if ($ref !== undefined || $dynamicRef !== undefined) return { reference: true };
+      const patterns = typeof pattern === 'string' ? [pattern] : [];
+      if (typeof patternProperties === 'object' && patternProperties !== null)
+        patterns.push(...Object.keys(patternProperties));
+      for (const source of patterns) {
+        try {
+          new RegExp(source, 'u');
+        } catch {
+          return { reference: false, badPattern: source };
+        }
+      }
+    }
+    for (const value of Object.values(node)) if (typeof value === 'object' && value !== null) stack.push(value);
+  }
+  return { reference: false };
 }
 
 // The schema's JSON text, or undefined for what has none (a cycle, a BigInt): such a schema is cached by identity only.

@@ -32,7 +32,8 @@ class JsonSchemaInputValidator implements ToolInputValidator {
     private readonly schemas: SchemaValidator,
     limits: McpArgumentLimits | undefined,
   ) {
-    schemas.assertValid(schema);
+    // Checked now, compiled on the first call (see SchemaValidator.assertWellFormed).
+    schemas.assertWellFormed(schema);
     this.bounds = ArgumentBounds.forSchema(schema, limits, false);
   }
 

@@ -255,7 +255,7 @@ export class McpExplorer {
 
   private outputSchema(output: Type<object> | JsonSchemaObject): JsonSchemaObject {
     const schema = isDtoClass(output) ? dtoSupport().dtoToJsonSchema(output) : output;
-    this.schemas.assertValid(schema);
+    this.schemas.assertWellFormed(schema);
     return schema;
   }
 

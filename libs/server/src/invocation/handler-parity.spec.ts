@@ -1176,8 +1176,11 @@ describe('McpHandlerFactory invoker vs stock ExternalContextCreator', () => {
         if (!wrapper) throw new Error(`no provider ${scenario.host.name}`);
         // The fast invoker first: McpHandlerFactory resolves `@McpArgs(PipeClass)` into the method's metadata, which
         // stock Nest then reads as is (see 'where the fast path knowingly differs' for stock Nest on its own).
-        createDirect.mockClear();
+        // The invoker wraps the method on its first call: whether that wrapping is the direct one is read from
+        // wrapStatic, what it calls.
         const fast = factory.createInvoker(wrapper, scenario.method);
+        createDirect.mockClear();
+        factory.wrapStatic(wrapper.instance as object, scenario.method);
         const direct = createDirect.mock.calls.length > 0;
         const instance = wrapper.instance as Record<string, Handler>;
         const stock = nest.create(
@@ -1431,8 +1434,9 @@ describe('McpTelemetryInterceptor in the handler pipeline', () => {
     const instance = wrapper.instance as Record<string, Handler>;
     const built: Record<string, Built> = {};
     for (const method of ['layered', 'piped', 'bare']) {
-      createDirect.mockClear();
       const fast = factory.createInvoker(wrapper, method);
+      createDirect.mockClear();
+      factory.wrapStatic(instance, method);
       const direct = createDirect.mock.calls.length > 0;
       const stock = nest.create(
         instance,

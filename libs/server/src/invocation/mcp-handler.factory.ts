@@ -12,7 +12,7 @@ type Handler = (...args: unknown[]) => Promise<unknown>;
 const GUARDS_ONLY = { guards: true, interceptors: false, filters: false };
 
 /**
- * Wraps a discovered provider method once with Nest's `ExternalContextCreator` (context type `'mcp'`; interceptors
+ * Wraps a discovered provider method once (on its first call) with Nest's `ExternalContextCreator` (context type `'mcp'`; interceptors
  * through `McpInterceptorsConsumer`), so guards, interceptors, pipes and exception filters run around it. A static
  * method without pipes runs the guards, interceptors and filters Nest resolved for it in one step
  * (`createDirectHandler`). Request-scoped providers are resolved per call, with the `McpRequestContext` registered as
@@ -34,25 +34,16 @@ export class McpHandlerFactory {
     this.instantiateParamPipes(wrapper.metatype as Function | null, methodName);
     if (wrapper.isDependencyTreeStatic() && wrapper.instance) {
       const instance = wrapper.instance as object;
-      const wrapped = this.create(instance, methodName, MCP_PARAMS_METADATA, this.paramsFactory);
-      // Without any pipe, Nest's parameter step only copies `[args, ctx]` into place, through a promise per parameter:
-      // the method is then called directly, with the same guards, interceptors and filters around it.
-      const direct = wrapped.piped ? undefined : directCall(instance, methodName);
-      if (!direct) return (args, ctx) => wrapped.handler(args, ctx);
-      const viaNest = this.create(
-        instance,
-        `${methodName}\u0000direct`,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        direct,
-      );
-      // Nest resolved the guards, interceptors and filters; they run around the method in one async step.
-      const handler = viaNest.enhancers
-        ? createDirectHandler(instance, direct, direct, viaNest.enhancers, this.contextCreator.interceptorsConsumer)
-        : viaNest.handler;
-      return (args, ctx) => handler(args, ctx);
+      // Wrapped on its first call: a server with thousands of handlers starts without wrapping each of them.
+      let invoke: McpInvoker | undefined;
+      return (args, ctx) => {
+        try {
+          invoke ??= this.wrapStatic(instance, methodName);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+        return invoke(args, ctx);
+      };
     }
     return async (args, ctx) => {
       const { instance, contextId } = await this.resolvePerRequest(wrapper, ctx);
@@ -66,6 +57,33 @@ export class McpHandlerFactory {
       );
       return handler(args, ctx);
     };
+  }
+
+  /**
+   * The invoker of a method of a static provider, wrapped now ({@link createInvoker} wraps on the first call): Nest's
+   * wrapping, or the direct call with the enhancers Nest resolved when no pipe applies.
+   * @internal
+   */
+  wrapStatic(instance: object, methodName: string): McpInvoker {
+    const wrapped = this.create(instance, methodName, MCP_PARAMS_METADATA, this.paramsFactory);
+    // Without any pipe, Nest's parameter step only copies `[args, ctx]` into place, through a promise per parameter:
+    // the method is then called directly, with the same guards, interceptors and filters around it.
+    const direct = wrapped.piped ? undefined : directCall(instance, methodName);
+    if (!direct) return (args, ctx) => wrapped.handler(args, ctx);
+    const viaNest = this.create(
+      instance,
+      `${methodName}\u0000direct`,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      direct,
+    );
+    // Nest resolved the guards, interceptors and filters; they run around the method in one async step.
+    const handler = viaNest.enhancers
+      ? createDirectHandler(instance, direct, direct, viaNest.enhancers, this.contextCreator.interceptorsConsumer)
+      : viaNest.handler;
+    return (args, ctx) => handler(args, ctx);
   }
 
   /**

@@ -201,6 +201,21 @@ describe('InMemoryEventStore byte budgets', () => {
     expect(store.replayAfter('s', early)).toBeUndefined();
   });
 
+  it('forgets the events of a delivered stream, keeping its end for a resumption after its last event', () => {
+    const store = new InMemoryEventStore();
+    const first = store.append('s', 'a', note(1));
+    const last = store.append('s', 'a', note(2));
+    const other = store.append('s', 'b', note(1));
+    store.end('s', 'a');
+    store.forget('other session', 'a');
+    expect(store.replayAfter('s', first)?.events).toHaveLength(1);
+    store.forget('s', 'a');
+    expect(store.replayAfter('s', last)).toEqual({ streamId: 'a', events: [], ended: true });
+    expect(store.replayAfter('s', first)).toBeUndefined();
+    expect(store.bytes).toBe(JSON.stringify(note(1)).length);
+    expect(store.replayAfter('s', other)?.events).toEqual([]);
+  });
+
   it('expires streams on reads too', () => {
     jest.useFakeTimers();
     const store = new InMemoryEventStore({ ttlMs: 1_000 });

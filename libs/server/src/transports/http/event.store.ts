@@ -40,6 +40,12 @@ export interface EventStore {
   /** Forgets every stream of a session (the session was ended for good, on any instance). */
   deleteSession(sessionId: string): void | Promise<void>;
   /**
+   * Optional: forgets the events of one ended stream, whose every event reached the client's socket on the connection
+   * that carried its end (nothing is left to resume). Resuming after its last event still finds it ended; resuming
+   * from an earlier one finds nothing. A store without it keeps such streams until they expire.
+   */
+  forget?(sessionId: string, streamId: string): void | Promise<void>;
+  /**
    * Optional: whether the store can serve now (a shared store: its connection). `McpHealthIndicator` reports it and
    * is down while it is down; an answer slower than 2 s counts as down. Never rejects.
    */
@@ -204,6 +210,24 @@ export class InMemoryEventStore implements EventStore {
         events.push({ id: `${streamId}:${event.seq}`, message: JSON.parse(event.json) as JsonRpcMessage });
     }
     return { streamId, events, ended: record.ended };
+  }
+
+  // Keeps the stream's end, and its last id as the floor: resuming after the last event still answers "ended,
+  // nothing more" (204), resuming from before it is unknown, as for events dropped by a bound.
+  forget(sessionId: string, streamId: string): void {
+    const record = this.streams.get(streamId);
+    if (record?.sessionId !== sessionId) return;
+    const session = this.bySession.get(sessionId);
+    const last = record.events.at(-1)?.seq ?? record.floor;
+    for (const event of record.events) {
+      const size = event.json?.length ?? 0;
+      this.totalBytes -= size;
+      if (session) session.bytes -= size;
+    }
+    this.totalEvents -= record.events.length;
+    record.events = [];
+    record.bytes = 0;
+    record.floor = last;
   }
 
   deleteSession(sessionId: string): void {

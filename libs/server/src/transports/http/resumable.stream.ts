@@ -89,12 +89,24 @@ export class ResumableStream implements MessageSink {
     else void this.pending.then(step);
   }
 
-  /** Ends the stream for good: nothing more is recorded, the connection ends, a resumption gets no more. */
+  /**
+   * Ends the stream for good: nothing more is recorded, the connection ends, a resumption gets no more. When the
+   * connection attached at the end took every event and flushed them to the client's socket, nothing is left to
+   * resume: the store is told to forget the stream's events (`EventStore.forget`), rather than hold them until they
+   * expire.
+   */
   finish(): void {
     if (this.stopped) return;
     this.stopped = true;
-    void Promise.resolve(this.store.end(this.sessionId, this.streamId)).catch(() => undefined);
-    this.afterPending(() => this.connection?.end());
+    const ended = Promise.resolve(this.store.end(this.sessionId, this.streamId)).catch(() => undefined);
+    this.afterPending(() => {
+      const connection = this.connection;
+      if (!connection) return;
+      if (!this.store.forget) return connection.end();
+      connection.end(() => {
+        void ended.then(() => this.store.forget!(this.sessionId, this.streamId)).catch(() => undefined);
+      });
+    });
   }
 
   /**

@@ -100,12 +100,19 @@ export class SseStream implements MessageSink {
     return this.write(chunk);
   }
 
-  /** Ends the response (the stream, or only this connection of a resumable stream). */
-  end(): void {
+  /**
+   * Ends the response (the stream, or only this connection of a resumable stream). `onFlushed` runs once everything
+   * written was handed to the client's socket; not when the connection failed first.
+   */
+  end(onFlushed?: () => void): void {
     if (this.ended) return;
+    const open = !this.closed;
     this.markClosed();
     try {
-      if (!this.res.writableEnded) this.res.end();
+      if (!this.res.writableEnded) {
+        if (open && onFlushed) this.res.once('finish', onFlushed);
+        this.res.end();
+      }
     } catch {
       this.res.destroy();
     }

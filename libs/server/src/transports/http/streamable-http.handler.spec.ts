@@ -448,6 +448,8 @@ describe('StreamableHttpHandler', () => {
         },
       });
       expect(res.status).toBe(204);
+      // Delivered whole: the store no longer holds its events, only its end.
+      expect(store.replayAfter(sessionId, reader.events[0].id!)).toBeUndefined();
     });
 
     it('keeps the recorded events of a session only closed here (idle, shutdown); a DELETE drops them', async () => {
@@ -457,12 +459,12 @@ describe('StreamableHttpHandler', () => {
       for (const sessionId of [closedHere, deleted]) {
         const reader = await postSse(sessionId, { jsonrpc: '2.0', id: 4, method: 'slow' });
         await reader.untilEnded();
-        recorded[sessionId] = reader.events[0].id!; // the priming event
+        recorded[sessionId] = reader.events.at(-1)!.id!; // the last event: delivered whole, the stream keeps its end
       }
       // Another instance may serve it still: its streams stay resumable.
       endpoint.sessions.get(closedHere)!.close();
       await new Promise((resolve) => setImmediate(resolve)); // a deletion would have run by now
-      expect(store.replayAfter(closedHere, recorded[closedHere])?.events).toHaveLength(3);
+      expect(store.replayAfter(closedHere, recorded[closedHere])).toMatchObject({ events: [], ended: true });
       // Ended for good: its streams go too.
       expect((await request(port, { method: 'DELETE', headers: { 'mcp-session-id': deleted } })).status).toBe(204);
       await new Promise((resolve) => setImmediate(resolve));

@@ -23,6 +23,8 @@ export class SchemaValidator {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, addUsedSchema: false });
   private readonly cache = new WeakMap<object, CompiledSchema>();
   private readonly byContent = new Map<string, CompiledSchema>();
+  // Schemas assertWellFormed passed without compiling them (many tools may share one schema object).
+  private readonly wellFormed = new WeakSet<object>();
 
   constructor() {
     addFormats(this.ajv);
@@ -73,7 +75,7 @@ export class SchemaValidator {
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
       throw new Error('Invalid JSON Schema: expected a schema object');
     }
-    if (this.cache.has(schema)) return;
+    if (this.cache.has(schema) || this.wellFormed.has(schema)) return;
     const { reference, badPattern } = precheck(schema);
     if (reference) return this.assertValid(schema);
     if (badPattern !== undefined)
@@ -87,6 +89,7 @@ export class SchemaValidator {
       throw new Error(`Invalid JSON Schema: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (!valid) throw new Error(`Invalid JSON Schema: schema is invalid: ${this.ajv.errorsText(this.ajv.errors)}`);
+    this.wellFormed.add(schema);
   }
 
   /** Whether `schema` is a schema object that compiles. */

@@ -25,19 +25,20 @@ export function createToolInputValidator(
 }
 
 class JsonSchemaInputValidator implements ToolInputValidator {
-  private readonly bounds: ArgumentBounds;
+  // Derived from the schema on the first call (the limits were checked at start-up, with the module's options).
+  private bounds: ArgumentBounds | undefined;
 
   constructor(
     readonly schema: JsonSchemaObject,
     private readonly schemas: SchemaValidator,
-    limits: McpArgumentLimits | undefined,
+    private readonly limits: McpArgumentLimits | undefined,
   ) {
     // Checked now, compiled on the first call (see SchemaValidator.assertWellFormed).
     schemas.assertWellFormed(schema);
-    this.bounds = ArgumentBounds.forSchema(schema, limits, false);
   }
 
   check(args: Record<string, unknown>): ToolInputCheck {
+    this.bounds ??= ArgumentBounds.forSchema(this.schema, this.limits, false);
     const refusal = this.bounds.check(args);
     if (refusal) throw invalidParams(refusal);
     const result = this.schemas.validate(this.schema, args);

@@ -1,4 +1,5 @@
 import { Logger, NestInterceptor } from '@nestjs/common';
+import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { ExternalContextCreator } from '@nestjs/core';
 import { McpTelemetryInterceptor } from '../telemetry/mcp-telemetry.interceptor';
 import { ResolvedEnhancers } from './mcp-direct.handler';
@@ -41,6 +42,7 @@ const PARTS = [
 export class McpContextCreator {
   private readonly creator: ExternalContextCreator;
   private readonly rebuilt: boolean;
+  private readonly globalGuards: (() => unknown) | undefined;
   private recorded: Partial<ResolvedEnhancers> & { pipes?: unknown[] } = {};
   /** The interceptor chain of every handler this creator wraps. */
   readonly interceptorsConsumer = new McpInterceptorsConsumer();
@@ -49,6 +51,8 @@ export class McpContextCreator {
   constructor(nest: ExternalContextCreator) {
     const parts = nest as unknown as ContextCreatorParts;
     this.rebuilt = PARTS.every((name) => parts[name]);
+    const guards = parts.guardsContextCreator as (EnhancerCreator & { getGlobalMetadata?: () => unknown }) | undefined;
+    this.globalGuards = typeof guards?.getGlobalMetadata === 'function' ? () => guards.getGlobalMetadata!() : undefined;
     if (!this.rebuilt) {
       new Logger('McpModule').warn(
         "This Nest version builds ExternalContextCreator differently; interceptors run through Nest's slower consumer",
@@ -96,6 +100,18 @@ export class McpContextCreator {
       piped: !this.rebuilt || !pipes || pipes.length > 0,
       enhancers,
     };
+  }
+
+  /**
+   * Whether a guard may run around `callback` of `instance`: the app's global guards, the class's or the method's
+   * (`@UseGuards`), read from their metadata without building a context; true when it cannot tell. A handler no guard
+   * applies to needs no access check, and none is built for it.
+   */
+  mayGuard(instance: object, callback: Function): boolean {
+    const globals = this.rebuilt ? this.globalGuards?.() : undefined;
+    if (!Array.isArray(globals) || globals.length > 0) return true;
+    const own = (target: object) => Reflect.getMetadata(GUARDS_METADATA, target) as unknown[] | undefined;
+    return !!own(instance.constructor)?.length || !!own(callback)?.length;
   }
 
   // A context creator that works as `creator` (its state stays on the copy), its result adjusted by `adjust` (given the

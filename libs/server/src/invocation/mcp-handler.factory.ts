@@ -88,23 +88,32 @@ export class McpHandlerFactory {
 
   /**
    * Runs only the method's guards. A probe function carrying the method's metadata stands in for the method, so the
-   * guards see the same `getHandler()` metadata and the method itself never runs. A method no guard applies to gets
-   * `ALWAYS_ALLOWED`, so lists can skip it.
+   * guards see the same `getHandler()` metadata and the method itself never runs; it is built on the first check. A
+   * method no guard applies to (read from the guards' metadata) gets `ALWAYS_ALLOWED`, so lists can skip it.
    */
   createAccessCheck(wrapper: InstanceWrapper, methodName: string): McpAccessCheck {
     const probeName = `${methodName}\u0000guards`;
     if (wrapper.isDependencyTreeStatic() && wrapper.instance) {
       const instance = wrapper.instance as object;
-      const probe = this.create(
-        instance,
-        probeName,
-        undefined,
-        undefined,
-        undefined,
-        undefined,
-        guardProbe(instance, methodName),
-      );
-      return probe.guarded ? (ctx) => passes(probe.handler, ctx) : ALWAYS_ALLOWED;
+      if (!this.contextCreator.mayGuard(instance, (instance as Record<string, Handler>)[methodName]))
+        return ALWAYS_ALLOWED;
+      // Built on its first use, like the invoker.
+      let check: McpAccessCheck | undefined;
+      return (ctx) => {
+        if (!check) {
+          const probe = this.create(
+            instance,
+            probeName,
+            undefined,
+            undefined,
+            undefined,
+            undefined,
+            guardProbe(instance, methodName),
+          );
+          check = probe.guarded ? (context) => passes(probe.handler, context) : ALWAYS_ALLOWED;
+        }
+        return check(ctx);
+      };
     }
     return async (ctx) => {
       const { instance, contextId } = await this.resolvePerRequest(wrapper, ctx);

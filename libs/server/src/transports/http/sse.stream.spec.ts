@@ -84,6 +84,23 @@ describe('SseStream', () => {
     expect(stream.closed).toBe(true);
   });
 
+  it('honours a client that asks to close the connection: it closes once the stream ends', async () => {
+    let socketClosed!: Promise<unknown>;
+    let opened!: (s: SseStream) => void;
+    const ready = new Promise<SseStream>((resolve) => (opened = resolve));
+    server = await startServer((_req, res: ServerResponse) => {
+      socketClosed = new Promise((resolve) => res.socket!.once('close', resolve));
+      opened(new SseStream(res, { keepAliveMs: 0 }));
+    });
+    // The reader has no agent: it sends `Connection: close`, which a stream must not answer with `keep-alive`.
+    reader = await SseReader.open(server.port, { path: '/' });
+    stream = await ready;
+    expect(reader.headers.connection).toBe('close');
+    stream.end();
+    await reader.untilEnded();
+    await socketClosed;
+  });
+
   it('ends the response', async () => {
     await open({ keepAliveMs: 0 });
     stream.end();

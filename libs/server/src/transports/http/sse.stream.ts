@@ -33,7 +33,6 @@ export const DEFAULT_SSE_BUFFER_BYTES = 8 * 1024 * 1024;
 const SSE_HEADERS: OutgoingHttpHeaders = {
   'Content-Type': 'text/event-stream',
   'Cache-Control': 'no-cache',
-  Connection: 'keep-alive',
   'X-Accel-Buffering': 'no',
 };
 

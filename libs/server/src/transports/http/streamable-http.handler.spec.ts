@@ -347,7 +347,6 @@ describe('StreamableHttpHandler', () => {
       expect(reader.headers).toMatchObject({
         'content-type': 'text/event-stream',
         'cache-control': 'no-cache',
-        connection: 'keep-alive',
       });
       // 2025-06-18: no priming event, every event has an id.
       expect(reader.events.every((event) => event.id && event.data)).toBe(true);

@@ -1,9 +1,9 @@
 import { Logger, NestInterceptor } from '@nestjs/common';
-import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { ExternalContextCreator } from '@nestjs/core';
 import { McpTelemetryInterceptor } from '../telemetry/mcp-telemetry.interceptor';
 import { ResolvedEnhancers } from './mcp-direct.handler';
 import { McpInterceptorsConsumer } from './mcp-interceptors.consumer';
+import { GUARDS_METADATA } from './nest-internals';
 
 /** The parts of Nest's `ExternalContextCreator` it is built from (its constructor arguments). */
 interface EnhancerCreator {

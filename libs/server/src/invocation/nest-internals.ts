@@ -7,3 +7,4 @@ export { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-hos
 export { ParamsFactory } from '@nestjs/core/helpers/external-context-creator';
 export { InterceptorsConsumer } from '@nestjs/core/interceptors/interceptors-consumer';
 export { ContextId, InstanceWrapper } from '@nestjs/core/injector/instance-wrapper';
+export { GUARDS_METADATA } from '@nestjs/common/constants';

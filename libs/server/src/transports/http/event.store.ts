@@ -101,7 +101,8 @@ const MiB = 1024 * 1024;
  * dropped), per session and in all (least recently written streams dropped), besides the counts of events and
  * streams; streams unwritten for `ttlMs` expire. Event ids are `<streamId>:<sequence>`, the sequence counting across
  * the store so ids stay unique even for a stream dropped and written again. A `Last-Event-ID` older than what a
- * stream still holds is unknown, as the {@link EventStore} contract asks. No timers: expiry runs on writes and reads.
+ * stream still holds is unknown, as the {@link EventStore} contract asks. No timers: a read finds an expired stream
+ * gone, and writes drop expired streams (at most every second).
  */
 export class InMemoryEventStore implements EventStore {
   private readonly streams = new Map<string, StreamRecord>();
@@ -116,6 +117,9 @@ export class InMemoryEventStore implements EventStore {
   private totalEvents = 0;
   private totalBytes = 0;
   private sequence = 0;
+  // When writes next look for expired streams. Not on every write: a stream rewritten moves to the end of the map,
+  // and walking from its start skips the slots of every entry moved since the map last compacted them.
+  private nextExpiry = 0;
 
   constructor(options: InMemoryEventStoreOptions = {}) {
     this.maxEventsPerStream = options.maxEventsPerStream ?? 1_000;
@@ -141,10 +145,10 @@ export class InMemoryEventStore implements EventStore {
   append(sessionId: string, streamId: string, message?: JsonRpcMessage, json?: string): string {
     const data = message === undefined ? undefined : (json ?? serializeMessage(message));
     const now = Date.now();
-    this.expire(now);
+    if (now >= this.nextExpiry) this.expire(now);
     const seq = ++this.sequence;
     let record = this.streams.get(streamId);
-    if (record?.sessionId === sessionId) this.streams.delete(streamId);
+    if (record?.sessionId === sessionId && now - record.touched <= this.ttlMs) this.streams.delete(streamId);
     else {
       if (record) this.drop(streamId);
       // A stream (re)started here holds nothing older: a cursor from before, if any, is unknown.
@@ -199,9 +203,12 @@ export class InMemoryEventStore implements EventStore {
     const streamId = lastEventId.slice(0, separator);
     const seqText = lastEventId.slice(separator + 1);
     if (separator <= 0 || !/^\d{1,15}$/.test(seqText)) return undefined;
-    this.expire(Date.now());
     const record = this.streams.get(streamId);
     if (!record || record.sessionId !== sessionId) return undefined;
+    if (Date.now() - record.touched > this.ttlMs) {
+      this.drop(streamId);
+      return undefined;
+    }
     const after = Number(seqText);
     if (after < record.floor) return undefined;
     const events: StoredEvent[] = [];
@@ -252,6 +259,7 @@ export class InMemoryEventStore implements EventStore {
   }
 
   private expire(now: number): void {
+    this.nextExpiry = now + Math.min(1_000, Math.max(1, Math.floor(this.ttlMs / 8)));
     for (const [streamId, record] of this.streams) {
       if (now - record.touched <= this.ttlMs) break;
       this.drop(streamId);

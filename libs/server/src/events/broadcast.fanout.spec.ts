@@ -45,10 +45,10 @@ describe('BroadcastFanOut', () => {
     const fanOut = new BroadcastFanOut();
     const seen: number[] = [];
     fanOut.add(
-      Array.from({ length: 3_000 }, (_, i) => i),
+      Array.from({ length: 1_500 }, (_, i) => i),
       (n) => n % 1_000 === 0 && (seen.push(n), true),
     );
-    expect(seen).toEqual([0, 1_000, 2_000]);
+    expect(seen).toEqual([0, 1_000]);
     expect(fanOut.pending).toBe(0);
   });
 

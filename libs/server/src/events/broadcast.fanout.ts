@@ -1,5 +1,5 @@
 /** Work units of one slice: a delivery costs {@link DELIVERY_COST}, a target passed over (not interested) one. */
-const SLICE_BUDGET = 256 * 16;
+const SLICE_BUDGET = 128 * 16;
 const DELIVERY_COST = 16;
 
 type Step = () => boolean | undefined;

@@ -242,7 +242,8 @@ export class McpSession {
   }
 
   private keep(undelivered: Undelivered): void {
-    this.undelivered ??= [];
+    // A one-element literal: most sessions without a stream keep one or two (a default array reserves 17 slots).
+    if (!this.undelivered) return void (this.undelivered = [undelivered]);
     if (this.undelivered.length >= MAX_UNDELIVERED) this.undelivered.shift();
     this.undelivered.push(undelivered);
   }

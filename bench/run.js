@@ -15,7 +15,22 @@ const { buildServers } = require('./lib/build');
 const { prepareBaseline, baselineServers } = require('./lib/baseline');
 
 // Sections, in the order they run (each: bench/sections/<id>.js).
-const SECTIONS = ['stdio', 'client', 'payloads', 'mrtr', 'coldstart', 'sessions', 'rss', 'scale-out', 'observability'];
+const SECTIONS = [
+  'stdio',
+  'client',
+  'payloads',
+  'mrtr',
+  'coldstart',
+  'sessions',
+  'rss',
+  'scale-out',
+  'observability',
+  'session-scale',
+  'connections',
+  'fanout',
+  'registry',
+  'streaming',
+];
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');

@@ -27,7 +27,10 @@ function startServer(file, env = {}, timeoutMs = 60_000, serversDir = undefined)
   const servers = serversDir ?? path.join(root, 'bench', 'servers');
   const script = file.endsWith('.ts') ? [path.join(servers, 'boot.js'), file.slice(0, -3)] : [path.join(servers, file)];
   // BENCH_NODE_FLAGS (e.g. "--cpu-prof --cpu-prof-dir=bench/profiles") goes to every server's node.
-  const nodeArgs = [...(process.env.BENCH_NODE_FLAGS || '').split(' ').filter(Boolean), ...script];
+  const nodeArgs = [
+    ...(env.BENCH_NODE_FLAGS ?? process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+    ...script,
+  ];
   const [cmd, args] = pinning ? ['taskset', ['-c', '0', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
   const child = spawn(cmd, args, {
     cwd: root,

@@ -3,6 +3,9 @@
 // BENCH_MRTR=1 adds `ask`, which asks the client one form elicitation (an MRTR round trip in the modern era).
 // BENCH_STORE=redis keeps sessions, streams, the event bus and tasks on Redis (REDIS_URL, keys under BENCH_KEY_PREFIX).
 // BENCH_OBSERVE=context,metrics,tracing subscribes @conduit-mcp/metrics (the observability section).
+// BENCH_FANOUT=1 adds fanout, loop_stats, toggle (bench/servers/fanout.tools.ts: the fanout section).
+// BENCH_PROGRESS=1 adds `progress` (bench/servers/progress.tools.ts: the streaming section).
+// BENCH_MAX_SESSIONS / BENCH_MAX_CONNECTIONS raise the session and connection bounds (see below).
 // BENCH_TICK=1 adds `tick` and the resource template it announces (the scale-out section's notification latency).
 import 'reflect-metadata';
 import { DynamicModule, Injectable, Module } from '@nestjs/common';
@@ -18,6 +21,8 @@ import {
   McpTool,
 } from '@conduit-mcp/server';
 import { ECHO_INPUT as input, ECHO_PROVIDERS } from './echo.tools';
+import { FANOUT_PROVIDERS } from './fanout.tools';
+import { PROGRESS_PROVIDERS } from './progress.tools';
 
 const extraProviders: any[] = [];
 
@@ -62,6 +67,8 @@ class TickTools {
   }
 }
 if (process.env.BENCH_TICK === '1') extraProviders.push(TickTools);
+if (process.env.BENCH_FANOUT === '1') extraProviders.push(...FANOUT_PROVIDERS);
+if (process.env.BENCH_PROGRESS === '1') extraProviders.push(...PROGRESS_PROVIDERS);
 
 const extra = Math.max(0, Number(process.env.BENCH_TOOLS ?? 1) - 1);
 if (extra > 0) {
@@ -84,10 +91,38 @@ if (extra > 0) {
 }
 
 // Every bench client is one anonymous address: the sessions section opens 10 000 sessions from it.
+// BENCH_MAX_SESSIONS=n sets both http.maxSessions and http.maxSessionsPerPrincipal to n (the session-scale section
+// holds 50 000); unset keeps the defaults (maxSessions 10 000, the per-principal bound raised to 10 000).
+function sessionBounds(): { maxSessions?: number; maxSessionsPerPrincipal: number } {
+  const raw = process.env.BENCH_MAX_SESSIONS;
+  if (raw === undefined || raw === '') return { maxSessionsPerPrincipal: 10_000 };
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`BENCH_MAX_SESSIONS must be an integer >= 1 (got "${raw.slice(0, 40)}")`);
+  return { maxSessions: n, maxSessionsPerPrincipal: n };
+}
+
+// BENCH_MAX_CONNECTIONS=n raises the connection caps (http.connections: 1 024 in all, 128 per client address by
+// default) to n: the connections and fan-out sections hold more than 128 connections from the one bench address.
+const maxConnections = (() => {
+  const raw = process.env.BENCH_MAX_CONNECTIONS;
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`BENCH_MAX_CONNECTIONS must be an integer >= 1 (got "${raw.slice(0, 40)}")`);
+  return n;
+})();
+
 const MCP_OPTIONS: McpModuleOptions = {
   name: 'bench',
   version: '1',
-  http: { path: '/mcp', maxSessionsPerPrincipal: 10_000 },
+  http: {
+    path: '/mcp',
+    ...sessionBounds(),
+    ...(maxConnections && { connections: { max: maxConnections, maxPerAddress: maxConnections } }),
+  },
+  // Each subscriptions/listen stream holds a connection: BENCH_MAX_CONNECTIONS bounds them too (default 1 000).
+  ...(maxConnections && { maxSubscriptions: maxConnections }),
 };
 
 // The Redis module is imported only with BENCH_STORE=redis, so that the other servers do not load ioredis at all.

@@ -32,6 +32,8 @@ export function encodeSseEvent({ id, event, data, retry }: SseOutgoingEvent): st
     if (!Number.isSafeInteger(retry) || retry < 0) throw new Error('SSE retry must be a non-negative integer');
     out += `retry: ${retry}\n`;
   }
+  // JSON as JSON.stringify writes it has no line break (it escapes them): one line, without splitting.
+  if (data.indexOf('\n') === -1 && data.indexOf('\r') === -1) return `${out}data: ${data}\n\n`;
   for (const line of data.split(LINE_BREAK)) out += `data: ${line}\n`;
   return `${out}\n`;
 }

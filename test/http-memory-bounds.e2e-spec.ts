@@ -39,7 +39,21 @@ class Talkative {
     ctx.log('info', 'here it comes');
     return 'r'.repeat(3 * MiB);
   }
+
+  /** The same reply once `Held.release()` was called: the client may be gone by then. */
+  @McpTool({ name: 'held_reply' })
+  async heldReply(@McpCtx() ctx: McpRequestContext) {
+    ctx.log('info', 'here it comes');
+    await Held.released;
+    return 'r'.repeat(3 * MiB);
+  }
 }
+
+const Held = (() => {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return { released, release };
+})();
 
 async function startApp(adapter: HttpAdapterName, mount: 'express' | 'fastify' | undefined): Promise<INestApplication> {
   @Module({
@@ -86,8 +100,8 @@ async function openSession(url: string): Promise<Record<string, string>> {
 }
 
 /** POSTs a tools/call and, once the SSE head arrived, stops reading the response. */
-function callWithoutReading(url: string, headers: Record<string, string>, tool: string) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: tool, arguments: {} } });
+function callWithoutReading(url: string, headers: Record<string, string>, tool: string, id = 2) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: {} } });
   let request!: ClientRequest;
   const head = new Promise<IncomingMessage>((resolve, reject) => {
     request = httpRequest(url, { method: 'POST', headers }, (response) => {
@@ -144,20 +158,35 @@ describe('replies kept for resumption (server mount)', () => {
 
   afterAll(() => app.close());
 
-  it('stay within the default event store budget of a session, however many a session streams', async () => {
+  const bigReply = (session: Record<string, string>, id: number) =>
+    fetch(url, {
+      method: 'POST',
+      headers: session,
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'big_reply' } }),
+    });
+
+  async function until(condition: () => boolean): Promise<void> {
+    for (let waited = 0; !condition() && waited < 5_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  it('stay within the default event store budget of a session, however many a session leaves undelivered', async () => {
     const session = await openSession(url);
-    for (let n = 0; n < 10; n++) {
-      const reply = await fetch(url, {
-        method: 'POST',
-        headers: session,
-        body: JSON.stringify({ jsonrpc: '2.0', id: 10 + n, method: 'tools/call', params: { name: 'big_reply' } }),
-      });
-      expect(reply.headers.get('content-type')).toBe('text/event-stream');
-      expect((await reply.text()).length).toBeGreaterThan(3 * MiB);
-    }
     const store = app.get<InMemoryEventStore>(EventStore);
-    // 10 replies of 3 MiB were streamed; the default store keeps at most 16 MiB of one session.
-    expect(store.bytes).toBeGreaterThan(3 * MiB);
+    // 10 replies whose client went away after the head: each is recorded for a resumption that may come.
+    for (let n = 0; n < 10; n++) {
+      const call = callWithoutReading(url, session, 'held_reply', 10 + n);
+      expect((await call.head).headers['content-type']).toBe('text/event-stream');
+      call.stop();
+    }
+    Held.release();
+    // 10 replies of 3 MiB were recorded; the default store keeps at most 16 MiB of one session.
+    await until(() => store.bytes > 3 * MiB);
     expect(store.bytes).toBeLessThanOrEqual(16 * MiB);
+    // A reply the client read whole leaves nothing to resume: the store forgets it.
+    const kept = store.bytes;
+    const whole = await bigReply(session, 30);
+    expect((await whole.text()).length).toBeGreaterThan(3 * MiB);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(store.bytes).toBeLessThanOrEqual(kept);
   });
 });

@@ -4,6 +4,18 @@ const autocannon = require('autocannon');
 
 let nextId = 1;
 
+/** What a run resolves, from autocannon's result: { rps, p50, p99, errors, non2xx, total }. */
+function summaryOf(r) {
+  return {
+    rps: Math.round(r.requests.total / r.duration),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    total: r.requests.total,
+  };
+}
+
 /** Runs `seconds` at `connections`; resolves { rps, p50, p99, errors, non2xx, total }. */
 function load(url, shape, connections, seconds) {
   return new Promise((resolve, reject) => {
@@ -24,20 +36,10 @@ function load(url, shape, connections, seconds) {
           },
         ],
       },
-      (error, r) => {
-        if (error) return reject(error);
-        resolve({
-          rps: Math.round(r.requests.total / r.duration),
-          p50: r.latency.p50,
-          p99: r.latency.p99,
-          errors: r.errors + r.timeouts,
-          non2xx: r.non2xx,
-          total: r.requests.total,
-        });
-      },
+      (error, r) => (error ? reject(error) : resolve(summaryOf(r))),
     );
     load.current = instance;
   });
 }
 
-module.exports = { load };
+module.exports = { load, summaryOf };

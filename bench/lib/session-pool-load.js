@@ -4,7 +4,7 @@
 // `runLoad` is the general form (any request shape, optional session ids, autocannon's timeout, finer latencies and
 // answers checked), for the scale sections (session-scale, connections).
 const autocannon = require('autocannon');
-const { load } = require('./load');
+const { load, summaryOf } = require('./load');
 const { requestShape } = require('./protocol');
 const { openSession, callEcho } = require('./legacy-sessions');
 const { percentile } = require('./stats');
@@ -104,14 +104,7 @@ function runLoad(url, shape, connections, seconds, { ids, timeoutS, fine = false
     if (timeoutS) options.timeout = timeoutS;
     const instance = autocannon({ ...options, requests: [request] }, (error, r) => {
       if (error) return reject(error);
-      const result = {
-        rps: Math.round(r.requests.total / r.duration),
-        p50: r.latency.p50,
-        p99: r.latency.p99,
-        errors: r.errors + r.timeouts,
-        non2xx: r.non2xx,
-        total: r.requests.total,
-      };
+      const result = summaryOf(r);
       // A throw here would escape autocannon's timer and end the process: reject instead.
       if (recorder) {
         try {

@@ -12,11 +12,11 @@ type Handler = (...args: unknown[]) => Promise<unknown>;
 const GUARDS_ONLY = { guards: true, interceptors: false, filters: false };
 
 /**
- * Wraps a discovered provider method once (on its first call) with Nest's `ExternalContextCreator` (context type `'mcp'`; interceptors
- * through `McpInterceptorsConsumer`), so guards, interceptors, pipes and exception filters run around it. A static
- * method without pipes runs the guards, interceptors and filters Nest resolved for it in one step
- * (`createDirectHandler`). Request-scoped providers are resolved per call, with the `McpRequestContext` registered as
- * the request.
+ * Wraps a discovered provider method once, on its first call, with Nest's `ExternalContextCreator` (context type
+ * `'mcp'`; interceptors through `McpInterceptorsConsumer`), so guards, interceptors, pipes and exception filters run
+ * around it. A static method without pipes runs the guards, interceptors and filters Nest resolved for it in one
+ * step (`createDirectHandler`). Request-scoped providers are resolved per call, with the `McpRequestContext`
+ * registered as the request.
  */
 @Injectable()
 export class McpHandlerFactory {
@@ -100,17 +100,10 @@ export class McpHandlerFactory {
       // Built on its first use, like the invoker.
       let check: McpAccessCheck | undefined;
       return (ctx) => {
-        if (!check) {
-          const probe = this.create(
-            instance,
-            probeName,
-            undefined,
-            undefined,
-            undefined,
-            undefined,
-            guardProbe(instance, methodName),
-          );
-          check = probe.guarded ? (context) => passes(probe.handler, context) : ALWAYS_ALLOWED;
+        try {
+          check ??= this.guardCheck(instance, methodName, probeName);
+        } catch (error) {
+          return Promise.reject(error);
         }
         return check(ctx);
       };
@@ -123,6 +116,20 @@ export class McpHandlerFactory {
         ctx,
       );
     };
+  }
+
+  // The access check of a static provider's method: its guards around a probe standing in for the method.
+  private guardCheck(instance: object, methodName: string, probeName: string): McpAccessCheck {
+    const probe = this.create(
+      instance,
+      probeName,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      guardProbe(instance, methodName),
+    );
+    return probe.guarded ? (ctx) => passes(probe.handler, ctx) : ALWAYS_ALLOWED;
   }
 
   /**

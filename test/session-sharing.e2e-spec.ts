@@ -51,6 +51,18 @@ class WhoTools {
     return 'said it';
   }
 
+  @McpTool({ name: 'chatty_held', description: 'Logs at info and at error, then answers once released' })
+  async chattyHeld(@McpCtx() ctx: McpRequestContext) {
+    ctx.log('info', 'an info line');
+    ctx.log('error', 'an error line');
+    await WhoTools.held;
+    return 'said it';
+  }
+
+  // Set by the test that calls it.
+  static release: () => void;
+  static held: Promise<void>;
+
   @McpResource({ uri: 'memo://1', name: 'memo' })
   memo() {
     return 'memo';
@@ -380,16 +392,25 @@ describe.each(HTTP_ADAPTERS)('sessions in a shared SessionStore (%s)', (adapter)
 
   it('a session closed where it was made (that instance shut down) keeps its record and recorded events: another instance resumes its stream', async () => {
     const { a, b, session } = await sharedPair({});
-    const call = await openPost(a, callTool('c1', 'chatty'), session);
+    WhoTools.held = new Promise<void>((resolve) => (WhoTools.release = resolve));
+    const call = await openPost(a, callTool('c1', 'chatty_held'), session);
     const priming = await call.event();
     expect(priming).toEqual({ id: expect.any(String), data: '' });
-    const sent = [await call.message(), await call.message(), await call.message()];
-    expect(sent.map((message) => message.params?.level ?? message.id)).toEqual(['info', 'error', 'c1']);
+    const logged = [await call.message(), await call.message()];
+    expect(logged.map((message) => message.params?.level)).toEqual(['info', 'error']);
+    // The client loses the connection before the answer: the stream goes on being recorded, to be resumed.
+    await call.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    WhoTools.release();
+    await new Promise((resolve) => setTimeout(resolve, 100));
     await a.close();
     apps.splice(apps.indexOf(a), 1);
 
     const resumed = await openGet(b, session, priming!.id);
-    expect([await resumed.message(), await resumed.message(), await resumed.message()]).toEqual(sent);
+    expect([await resumed.message(), await resumed.message(), await resumed.message()]).toEqual([
+      ...logged,
+      { jsonrpc: '2.0', id: 'c1', result: { content: [{ type: 'text', text: 'said it' }] } },
+    ]);
     expect(await resumed.ends()).toBe(true); // the POST's stream had ended: nothing more to come
     expect((await post(b, callWho, session)).status).toBe(200);
   });
